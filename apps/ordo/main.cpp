@@ -1,0 +1,47 @@
+// `ordo <subcommand> [args]`: dispatches to the registered subcommands (see subcommand.hpp).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "subcommand.hpp"
+
+namespace {
+
+void print_usage(std::FILE* out) {
+  auto table = ordo::app::subcommands();
+  std::sort(table.begin(), table.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  std::fprintf(out, "usage: ordo <command> [options]   (ordo <command> --help for its options)\n\ncommands:\n");
+  for (const auto& s : table)
+    std::fprintf(out, "  %-10.*s %.*s\n", int(s.name.size()), s.name.data(), int(s.summary.size()),
+                 s.summary.data());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(stdout);
+    return 0;
+  }
+  for (const auto& s : ordo::app::subcommands()) {
+    if (s.name != name) continue;
+    std::string program = std::string("ordo ") + argv[1];
+    argv[1] = program.data();
+    try {
+      return s.run(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ordo %.*s: error: %s\n", int(name.size()), name.data(), e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "ordo: unknown command '%.*s'\n\n", int(name.size()), name.data());
+  print_usage(stderr);
+  return 2;
+}

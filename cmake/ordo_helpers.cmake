@@ -8,6 +8,8 @@ function(ordo_add_library name)
   cmake_parse_arguments(A "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${A_SOURCES})
   target_link_libraries(${name} PUBLIC ordo_headers ${A_DEPS})
+  # src/<component>/*.hpp are included as "<component>/name.hpp".
+  target_include_directories(${name} PUBLIC "${PROJECT_SOURCE_DIR}/src")
   set_property(GLOBAL APPEND PROPERTY ORDO_LIBRARIES ${name})
 endfunction()
 

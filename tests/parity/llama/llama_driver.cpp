@@ -1,0 +1,212 @@
+// llama_driver: runs llama.cpp's deepseek4 (the prebuilt CPU oracle, oracles.md §1) on a GGUF and
+// dumps the logits of every evaluated position in the ORDL format, so parity tests can compare
+// ordo's logits with an implementation nobody here wrote.
+//
+// ORDL file (little-endian): "ORDL", u32 version = 1, u32 n_pos, u32 n_vocab,
+// i32 tokens[n_pos], f32 logits[n_pos][n_vocab]; row i holds the logits after feeding tokens[i].
+//
+// Settings are the tightest llama.cpp offers (F32 KV cache, flash attention off) because only
+// those agree with a float64 reference to ~1e-5; anything looser is a smoke test.
+#include <CLI/CLI.hpp>
+#include <ggml-backend.h>
+#include <llama.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+enum class feed_mode { batch, token };
+
+struct options {
+  std::string model;
+  std::string lib_dir = ORDO_LLAMA_LIB_DIR;
+  std::string tokens_csv;
+  std::string tokens_file;
+  std::string out;
+  feed_mode mode = feed_mode::batch;
+  int greedy = 0;
+  int threads = 2;
+  bool load_mtp = false;
+  bool verbose = false;
+};
+
+bool g_verbose = false;
+
+void log_filter(ggml_log_level level, const char* text, void*) {
+  if (g_verbose || level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) std::fputs(text, stderr);
+}
+
+std::vector<int32_t> parse_tokens(const std::string& text, const std::string& what) {
+  std::vector<int32_t> ids;
+  std::string item;
+  std::stringstream in(text);
+  while (std::getline(in, item, ',')) {
+    std::stringstream words(item);
+    std::string word;
+    while (words >> word) {
+      try {
+        std::size_t used = 0;
+        const long v = std::stol(word, &used);
+        if (used != word.size() || v < 0 || v > INT32_MAX) throw std::invalid_argument(word);
+        ids.push_back(static_cast<int32_t>(v));
+      } catch (const std::exception&) {
+        throw std::runtime_error(what + ": '" + word + "' is not a token id");
+      }
+    }
+  }
+  return ids;
+}
+
+int32_t argmax(const float* row, int32_t n) {
+  int32_t best = 0;
+  for (int32_t i = 1; i < n; ++i)
+    if (row[i] > row[best]) best = i;  // ties keep the lowest id
+  return best;
+}
+
+struct llama_run {
+  llama_model* model = nullptr;
+  llama_context* ctx = nullptr;
+  ~llama_run() {
+    if (ctx) llama_free(ctx);
+    if (model) llama_model_free(model);
+  }
+};
+
+// Feeds `ids` starting at position `pos0` and appends one logits row per id to `logits`.
+void feed(llama_run& run, const std::vector<int32_t>& ids, int32_t pos0, feed_mode mode, int32_t n_vocab,
+          std::vector<float>& logits) {
+  const int32_t chunk = mode == feed_mode::batch ? static_cast<int32_t>(ids.size()) : 1;
+  for (int32_t start = 0; start < static_cast<int32_t>(ids.size()); start += chunk) {
+    const int32_t n = std::min<int32_t>(chunk, static_cast<int32_t>(ids.size()) - start);
+    llama_batch batch = llama_batch_init(n, 0, 1);
+    for (int32_t i = 0; i < n; ++i) {
+      batch.token[i] = ids[start + i];
+      batch.pos[i] = pos0 + start + i;
+      batch.n_seq_id[i] = 1;
+      batch.seq_id[i][0] = 0;
+      batch.logits[i] = 1;
+    }
+    batch.n_tokens = n;
+    const int32_t rc = llama_decode(run.ctx, batch);
+    llama_batch_free(batch);
+    if (rc != 0) throw std::runtime_error("llama_decode failed with status " + std::to_string(rc));
+    for (int32_t i = 0; i < n; ++i) {
+      const float* row = llama_get_logits_ith(run.ctx, i);
+      if (!row) throw std::runtime_error("llama_get_logits_ith returned no logits");
+      logits.insert(logits.end(), row, row + n_vocab);
+    }
+  }
+}
+
+void write_ordl(const std::string& path, const std::vector<int32_t>& tokens, int32_t n_vocab,
+                const std::vector<float>& logits) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error("cannot open " + path + " for writing");
+  const uint32_t header[3] = {1u, static_cast<uint32_t>(tokens.size()), static_cast<uint32_t>(n_vocab)};
+  out.write("ORDL", 4);
+  out.write(reinterpret_cast<const char*>(header), sizeof header);
+  out.write(reinterpret_cast<const char*>(tokens.data()), std::streamsize(tokens.size() * sizeof(int32_t)));
+  out.write(reinterpret_cast<const char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
+  if (!out) throw std::runtime_error("writing " + path + " failed");
+}
+
+int run(const options& opt) {
+  g_verbose = opt.verbose;
+  llama_log_set(log_filter, nullptr);
+  ggml_backend_load_all_from_path(opt.lib_dir.c_str());
+  llama_backend_init();
+
+  std::vector<int32_t> prompt = parse_tokens(opt.tokens_csv, "--tokens");
+  if (!opt.tokens_file.empty()) {
+    std::ifstream in(opt.tokens_file);
+    if (!in) throw std::runtime_error("cannot read --tokens-file " + opt.tokens_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto more = parse_tokens(text.str(), opt.tokens_file);
+    prompt.insert(prompt.end(), more.begin(), more.end());
+  }
+  if (prompt.empty()) throw std::runtime_error("no tokens given (--tokens or --tokens-file)");
+
+  llama_run run;
+  llama_model_params mp = llama_model_default_params();
+  mp.load_mtp = opt.load_mtp;
+  run.model = llama_model_load_from_file(opt.model.c_str(), mp);
+  if (!run.model) throw std::runtime_error("llama.cpp could not load " + opt.model + " (rerun with --verbose)");
+  if (opt.load_mtp && llama_model_n_layer_nextn(run.model) != 1)
+    throw std::runtime_error(opt.model + ": --load-mtp given but llama.cpp found " +
+                             std::to_string(llama_model_n_layer_nextn(run.model)) + " MTP blocks (expected 1)");
+
+  const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(run.model));
+  for (int32_t id : prompt)
+    if (id >= n_vocab)
+      throw std::runtime_error("token id " + std::to_string(id) + " >= vocab size " + std::to_string(n_vocab));
+
+  const uint32_t n_total = static_cast<uint32_t>(prompt.size() + opt.greedy);
+  llama_context_params cp = llama_context_default_params();
+  cp.n_ctx = std::max<uint32_t>(256, (n_total + 255) / 256 * 256);
+  cp.n_batch = cp.n_ubatch = std::max<uint32_t>(static_cast<uint32_t>(prompt.size()), 1);
+  cp.n_seq_max = 1;
+  cp.n_threads = cp.n_threads_batch = opt.threads;
+  cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  cp.type_k = GGML_TYPE_F32;
+  cp.type_v = GGML_TYPE_F32;
+  cp.no_perf = true;
+  run.ctx = llama_init_from_model(run.model, cp);
+  if (!run.ctx) throw std::runtime_error("llama.cpp could not create a context for " + opt.model);
+
+  std::vector<int32_t> tokens = prompt;
+  std::vector<float> logits;
+  feed(run, prompt, 0, opt.mode, n_vocab, logits);
+  // Greedy continuation: each generated token is fed back, so its logits row exists too.
+  for (int g = 0; g < opt.greedy; ++g) {
+    const int32_t next = argmax(logits.data() + (tokens.size() - 1) * n_vocab, n_vocab);
+    feed(run, {next}, static_cast<int32_t>(tokens.size()), feed_mode::token, n_vocab, logits);
+    tokens.push_back(next);
+  }
+
+  std::size_t non_finite = 0;
+  for (float v : logits) non_finite += !std::isfinite(v);
+  std::printf("positions %zu vocab %d non_finite %zu\n", tokens.size(), n_vocab, non_finite);
+  if (opt.greedy > 0) {
+    std::printf("greedy");
+    for (std::size_t i = prompt.size(); i < tokens.size(); ++i) std::printf(" %d", tokens[i]);
+    std::printf("\n");
+  }
+  if (!opt.out.empty()) write_ordl(opt.out, tokens, n_vocab, logits);
+  return non_finite == 0 ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options opt;
+  CLI::App app{"Evaluate token ids with llama.cpp's deepseek4 and dump logits (ORDL format)"};
+  app.add_option("-m,--model", opt.model, "GGUF file")->required();
+  app.add_option("--lib-dir", opt.lib_dir, "folder of the prebuilt llama.cpp/ggml libraries");
+  app.add_option("-t,--tokens", opt.tokens_csv, "token ids, comma or space separated");
+  app.add_option("--tokens-file", opt.tokens_file, "file of token ids, comma or space separated");
+  app.add_option("-o,--out", opt.out, "write the logits of every position here (ORDL)");
+  app.add_option("--mode", opt.mode, "feed the prompt as one batch or token by token")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, feed_mode>{{"batch", feed_mode::batch},
+                                                                          {"token", feed_mode::token}}));
+  app.add_option("--greedy", opt.greedy, "greedy continuation: generate and feed back N tokens")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", opt.threads, "CPU threads")->check(CLI::PositiveNumber);
+  app.add_flag("--load-mtp", opt.load_mtp, "load the MTP block (blk.<n>.nextn.*) and require it");
+  app.add_flag("-v,--verbose", opt.verbose, "show llama.cpp's log");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "llama_driver: error: %s\n", e.what());
+    return 1;
+  }
+}

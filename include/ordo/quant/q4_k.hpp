@@ -1,0 +1,107 @@
+/// `q4_k` weights (ggml type 12, block_q4_K): 256 elements in 144 bytes,
+/// {f16 d; f16 dmin; u8 scales[12]; u8 qs[128]} (ds4-model §10.4). Eight sub-blocks of 32 with a
+/// 6-bit scale sc_j and 6-bit min m_j packed in `scales` (see `scale_min`). Chunk c (0..3) uses
+/// qs[32c .. 32c+31]: its low nibbles are elements 64c+l (sub-block 2c), its high nibbles elements
+/// 64c+32+l (sub-block 2c+1). Value = (d·sc_j)·q − (dmin·m_j), computed like ggml's
+/// dequantize_row_q4_K: d1 = d·sc, m1 = dmin·m, y = d1·(float)q − m1 (no fma).
+///
+/// Dot against a `q8_k` activation block (x.d, x.qs, x.bsums):
+///   isum_j = Σ_{l<32} q_{32j+l}·x.qs[32j+l]                 (int32 per sub-block)
+///   sumi   = Σ_j sc_j·isum_j                                (int32, |sumi| < 2^25)
+///   summ   = Σ_j m_j·(x.bsums[2j] + x.bsums[2j+1])          (int32)
+///   dot    = (f16(d)·x.d)·(float)sumi − (f16(dmin)·x.d)·(float)summ
+/// evaluated as: a = f16(d)·x.d; b = f16(dmin)·x.d; p = a·(float)sumi; q = b·(float)summ; p − q
+/// (IEEE ops in that order; the int→float conversions round to nearest even above 2^24).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "ordo/gpu/portability.hpp"
+#include "ordo/numeric/conversions.hpp"
+#include "ordo/quant/int_dot.hpp"
+#include "ordo/quant/q8_k.hpp"
+
+namespace ordo::quant {
+
+struct q4_k {
+  static constexpr std::string_view name = "q4_k";
+  static constexpr std::uint32_t ggml_type = 12;
+  static constexpr int block_elems = 256;
+  static constexpr int block_bytes = 144;
+  struct block {
+    std::uint16_t d;     // f16, scale of the sub-block scales
+    std::uint16_t dmin;  // f16, scale of the sub-block mins
+    std::uint8_t scales[12];
+    std::uint8_t qs[128];
+  };
+  static_assert(sizeof(block) == block_bytes);
+
+  /// 6-bit scale and min of sub-block j (0..7): j < 4 sit in the low 6 bits of scales[j] and
+  /// scales[j+4]; j >= 4 take their low 4 bits from scales[j+4] and their top 2 bits from the top
+  /// bits of scales[j-4] (scale) and scales[j] (min).
+  static ORDO_HD constexpr void scale_min(const block& b, int j, int& sc, int& m) {
+    if (j < 4) {
+      sc = b.scales[j] & 63;
+      m = b.scales[j + 4] & 63;
+    } else {
+      sc = (b.scales[j + 4] & 0x0f) | ((b.scales[j - 4] >> 6) << 4);
+      m = (b.scales[j + 4] >> 4) | ((b.scales[j] >> 6) << 4);
+    }
+  }
+  /// The 256 4-bit codes (0..15) in element order.
+  static ORDO_HD void unpack(const block& b, std::int8_t* out) {
+    for (int c = 0; c < 4; ++c)
+      for (int l = 0; l < 32; ++l) {
+        out[64 * c + l] = static_cast<std::int8_t>(b.qs[32 * c + l] & 0x0f);
+        out[64 * c + 32 + l] = static_cast<std::int8_t>(b.qs[32 * c + l] >> 4);
+      }
+  }
+
+  static ORDO_HD void dequant(const block& b, float* out) {
+    const float d = numeric::f16_to_f32(b.d);
+    const float dmin = numeric::f16_to_f32(b.dmin);
+    for (int c = 0; c < 4; ++c) {
+      int sc = 0, m = 0;
+      scale_min(b, 2 * c, sc, m);
+      const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+      scale_min(b, 2 * c + 1, sc, m);
+      const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+      for (int l = 0; l < 32; ++l) out[64 * c + l] = d1 * static_cast<float>(b.qs[32 * c + l] & 0x0f) - m1;
+      for (int l = 0; l < 32; ++l) out[64 * c + 32 + l] = d2 * static_cast<float>(b.qs[32 * c + l] >> 4) - m2;
+    }
+  }
+
+  using activation = q8_k;
+  static constexpr int dot_elems = 256;
+
+  /// Exact integer parts of the dot: sumi (scaled code dot) and summ (scaled min term).
+  struct int_parts {
+    std::int32_t sumi;
+    std::int32_t summ;
+  };
+  static ORDO_HD int_parts dot_int(const block& w, const activation::block& x) {
+    std::int8_t v[256];
+    unpack(w, v);
+    int_parts p{0, 0};
+    for (int j = 0; j < 8; ++j) {
+      int sc = 0, m = 0;
+      scale_min(w, j, sc, m);
+      p.sumi += sc * dot_i8(v + 32 * j, x.qs + 32 * j, 32);
+      p.summ += m * (std::int32_t{x.bsums[2 * j]} + std::int32_t{x.bsums[2 * j + 1]});
+    }
+    return p;
+  }
+  static ORDO_HD float dot_scale(const block& w, float x_d, int_parts p) {
+    const float a = numeric::f16_to_f32(w.d) * x_d;
+    const float b = numeric::f16_to_f32(w.dmin) * x_d;
+    const float pos = a * static_cast<float>(p.sumi);
+    const float neg = b * static_cast<float>(p.summ);
+    return pos - neg;
+  }
+  static ORDO_HD float dot_block(const block* w, const activation::block& x) {
+    return dot_scale(*w, x.d, dot_int(*w, x));
+  }
+};
+
+}  // namespace ordo::quant

@@ -1,0 +1,283 @@
+// ggml as an independent oracle (oracles.md §1): our dequant must be bit-identical to ggml's
+// to_float for every format, on random blocks and on blocks ggml's own quantizers produce; our Q8_0
+// weight quantizer and our Q8_K activation quantizer must produce ggml's bytes. ggml comes from the
+// prebuilt libggml-base.so (linked) and libggml-cpu-<variant>.so (dlopen'ed) of the npm package
+// that scripts/fetch-oracles unpacks.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ggml-cpu.h"
+#include "ggml.h"
+#include "ordo/quant/formats.hpp"
+#include "ordo/quant/q8_k.hpp"
+#include "ordo/quant/quantize_q8_0.hpp"
+#include "ordo/quant/random_block.hpp"
+
+// Exported by libggml-base.so but declared only in ggml's internal ggml-quants.h.
+extern "C" void quantize_row_q8_K_ref(const float* x, void* y, int64_t k);
+
+namespace q = ordo::quant;
+
+namespace {
+
+std::uint32_t bits(float f) { return __builtin_bit_cast(std::uint32_t, f); }
+
+std::string hex(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+const ggml_type_traits& traits(std::uint32_t type) {
+  const auto* t = ggml_get_type_traits(static_cast<ggml_type>(type));
+  EXPECT_NE(t, nullptr);
+  return *t;
+}
+
+/// Our dequant of `blocks` against ggml's to_float of the same bytes, bit for bit.
+template <class F>
+::testing::AssertionResult same_as_ggml(const std::vector<typename F::block>& blocks, const char* what) {
+  const std::size_t n = blocks.size() * F::block_elems;
+  std::vector<float> ours(n), theirs(n);
+  for (std::size_t b = 0; b < blocks.size(); ++b) F::dequant(blocks[b], ours.data() + b * F::block_elems);
+  const auto& t = traits(F::ggml_type);
+  if (t.to_float == nullptr) return ::testing::AssertionFailure() << "ggml has no to_float for " << F::name;
+  if (static_cast<std::size_t>(t.type_size) != F::block_bytes || t.blck_size != F::block_elems)
+    return ::testing::AssertionFailure() << F::name << ": ggml block " << t.blck_size << " elems / " << t.type_size
+                                         << " bytes, ours " << F::block_elems << " / " << F::block_bytes;
+  t.to_float(blocks.data(), theirs.data(), static_cast<int64_t>(n));
+  for (std::size_t i = 0; i < n; ++i)
+    if (bits(ours[i]) != bits(theirs[i]))
+      return ::testing::AssertionFailure()
+             << F::name << " (" << what << "): block " << i / F::block_elems << " element " << i % F::block_elems
+             << ": ours " << ours[i] << " (" << hex(bits(ours[i])) << "), ggml " << theirs[i] << " ("
+             << hex(bits(theirs[i])) << ")";
+  return ::testing::AssertionSuccess();
+}
+
+/// Random bytes for every block, then every f16 field made finite (exponent 31 → 15), since a
+/// NaN/inf scale would only test NaN propagation.
+template <class F>
+std::vector<typename F::block> random_byte_blocks(std::size_t count, std::uint64_t seed) {
+  q::splitmix64 rng{seed};
+  std::vector<typename F::block> v(count);
+  for (auto& b : v) {
+    q::detail::random_bytes(rng, &b, sizeof b);
+    const auto finite = [](std::uint16_t& h) {
+      if ((h & 0x7c00u) == 0x7c00u) h = static_cast<std::uint16_t>(h & ~0x4000u);
+    };
+    if constexpr (requires { b.dmin; }) finite(b.dmin);
+    if constexpr (requires { b.d; }) {
+      if constexpr (sizeof(b.d) == 2) finite(b.d);
+    }
+  }
+  return v;
+}
+
+/// Rows of floats that exercise the quantizers: every 32-element group has its own magnitude
+/// 2^k (k in [-12, 12]), and some rows are special (zero, one-hot, constant, exact ties).
+std::vector<float> quantizer_inputs(std::size_t rows, std::size_t n_per_row, std::uint64_t seed) {
+  q::splitmix64 rng{seed};
+  std::vector<float> x(rows * n_per_row);
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* row = x.data() + r * n_per_row;
+    switch (r % 8) {
+      case 0:  // all zero
+        break;
+      case 1:  // one-hot per 256
+        for (std::size_t i = 0; i < n_per_row; i += 256) row[i + (rng() % 256)] = q::uniform_pm1(rng) * 3.0f;
+        break;
+      case 2:  // constant
+        for (std::size_t i = 0; i < n_per_row; ++i) row[i] = -0.375f;
+        break;
+      case 3:  // small integers and halves: many exact rounding ties
+        for (std::size_t i = 0; i < n_per_row; ++i)
+          row[i] = static_cast<float>(static_cast<int>(rng() % 255u) - 127) * 0.5f;
+        break;
+      default:
+        for (std::size_t g = 0; g < n_per_row; g += 32) {
+          const float scale = std::ldexp(1.0f, static_cast<int>(rng() % 25u) - 12);
+          for (std::size_t i = g; i < g + 32; ++i) row[i] = q::uniform_pm1(rng) * scale;
+        }
+    }
+  }
+  return x;
+}
+
+/// ggml_quantize_chunk of `x` into blocks of F (with an importance matrix where ggml needs one).
+template <class F>
+std::vector<typename F::block> ggml_quantize(const std::vector<float>& x, std::size_t rows, std::size_t n_per_row) {
+  std::vector<typename F::block> out(rows * n_per_row / F::block_elems);
+  std::vector<float> imatrix(n_per_row);
+  for (std::size_t i = 0; i < n_per_row; ++i) imatrix[i] = 0.5f + static_cast<float>(i % 7) * 0.25f;
+  const auto type = static_cast<ggml_type>(F::ggml_type);
+  ggml_quantize_init(type);
+  const float* im = ggml_quantize_requires_imatrix(type) ? imatrix.data() : nullptr;
+  const std::size_t written = ggml_quantize_chunk(type, x.data(), out.data(), 0, static_cast<int64_t>(rows),
+                                                  static_cast<int64_t>(n_per_row), im);
+  EXPECT_EQ(written, out.size() * sizeof(typename F::block)) << F::name;
+  return out;
+}
+
+constexpr std::size_t random_blocks = 4096;
+
+}  // namespace
+
+// ---- dequant on random bytes -------------------------------------------------------------------
+TEST(ggml_oracle, dequant_random_bytes_q8_0) { EXPECT_TRUE(same_as_ggml<q::q8_0>(random_byte_blocks<q::q8_0>(random_blocks, 1), "random bytes")); }
+TEST(ggml_oracle, dequant_random_bytes_mxfp4) { EXPECT_TRUE(same_as_ggml<q::mxfp4>(random_byte_blocks<q::mxfp4>(random_blocks, 2), "random bytes")); }
+TEST(ggml_oracle, dequant_random_bytes_q4_k) { EXPECT_TRUE(same_as_ggml<q::q4_k>(random_byte_blocks<q::q4_k>(random_blocks, 3), "random bytes")); }
+TEST(ggml_oracle, dequant_random_bytes_q2_k) { EXPECT_TRUE(same_as_ggml<q::q2_k>(random_byte_blocks<q::q2_k>(random_blocks, 4), "random bytes")); }
+TEST(ggml_oracle, dequant_random_bytes_iq2_xxs) { EXPECT_TRUE(same_as_ggml<q::iq2_xxs>(random_byte_blocks<q::iq2_xxs>(random_blocks, 5), "random bytes")); }
+
+TEST(ggml_oracle, dequant_every_mxfp4_scale) {
+  // All 256 E8M0 codes (0 and 255 are special) with random nibbles.
+  auto blocks = random_byte_blocks<q::mxfp4>(256, 6);
+  for (int e = 0; e < 256; ++e) blocks[static_cast<std::size_t>(e)].e = static_cast<std::uint8_t>(e);
+  EXPECT_TRUE(same_as_ggml<q::mxfp4>(blocks, "every e8m0 code"));
+}
+
+TEST(ggml_oracle, dequant_every_f16_and_bf16_code) {
+  // All 65536 codes, NaNs and infinities included.
+  std::vector<q::f16::block> h(65536);
+  std::vector<q::bf16::block> b(65536);
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    h[i].bits = static_cast<std::uint16_t>(i);
+    b[i].bits = static_cast<std::uint16_t>(i);
+  }
+  EXPECT_TRUE(same_as_ggml<q::f16>(h, "every code"));
+  EXPECT_TRUE(same_as_ggml<q::bf16>(b, "every code"));
+}
+
+TEST(ggml_oracle, iq2xxs_grid_every_entry) {
+  // One block per 32 grid indices, scale 1, ls = 1, no signs: every grid entry appears once.
+  std::vector<q::iq2_xxs::block> blocks(8);
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    auto& b = blocks[k];
+    b.d = 0x3c00;
+    for (std::uint32_t ib = 0; ib < 8; ++ib) {
+      std::uint32_t a0 = 0;
+      for (std::uint32_t l = 0; l < 4; ++l) a0 |= (32u * k + 4u * ib + l) << (8u * l);
+      const std::uint32_t a1 = 1u << 28;
+      b.qs[4 * ib] = static_cast<std::uint16_t>(a0);
+      b.qs[4 * ib + 1] = static_cast<std::uint16_t>(a0 >> 16);
+      b.qs[4 * ib + 2] = static_cast<std::uint16_t>(a1);
+      b.qs[4 * ib + 3] = static_cast<std::uint16_t>(a1 >> 16);
+    }
+  }
+  EXPECT_TRUE(same_as_ggml<q::iq2_xxs>(blocks, "every grid entry"));
+  // And every sign pattern: sign index s on group l of sub-block ib, grid index 0.
+  std::vector<q::iq2_xxs::block> signs(4);
+  for (std::uint32_t k = 0; k < 4; ++k)
+    for (std::uint32_t ib = 0; ib < 8; ++ib) {
+      std::uint32_t a1 = 5u << 28;
+      for (std::uint32_t l = 0; l < 4; ++l) a1 |= ((32u * k + 4u * ib + l) & 127u) << (7u * l);
+      signs[k].d = 0x3c00;
+      signs[k].qs[4 * ib + 2] = static_cast<std::uint16_t>(a1);
+      signs[k].qs[4 * ib + 3] = static_cast<std::uint16_t>(a1 >> 16);
+    }
+  EXPECT_TRUE(same_as_ggml<q::iq2_xxs>(signs, "every sign index"));
+}
+
+// ---- dequant on blocks ggml's quantizers produce ------------------------------------------------
+template <class F>
+void check_ggml_quantized(std::uint64_t seed, std::size_t rows) {
+  constexpr std::size_t n_per_row = 1024;
+  const auto x = quantizer_inputs(rows, n_per_row, seed);
+  EXPECT_TRUE(same_as_ggml<F>(ggml_quantize<F>(x, rows, n_per_row), "ggml-quantized"));
+}
+TEST(ggml_oracle, dequant_ggml_quantized_q8_0) { check_ggml_quantized<q::q8_0>(11, 64); }
+TEST(ggml_oracle, dequant_ggml_quantized_mxfp4) { check_ggml_quantized<q::mxfp4>(12, 64); }
+TEST(ggml_oracle, dequant_ggml_quantized_q4_k) { check_ggml_quantized<q::q4_k>(13, 64); }
+TEST(ggml_oracle, dequant_ggml_quantized_q2_k) { check_ggml_quantized<q::q2_k>(14, 64); }
+TEST(ggml_oracle, dequant_ggml_quantized_iq2_xxs) { check_ggml_quantized<q::iq2_xxs>(15, 8); }
+
+TEST(ggml_oracle, random_block_generators_are_valid_for_ggml) {
+  // Our synthetic-model blocks must decode the same in ggml (so llama.cpp sees the same weights).
+  q::splitmix64 rng{21};
+  std::vector<q::q8_0::block> a;
+  std::vector<q::mxfp4::block> b;
+  std::vector<q::q4_k::block> c;
+  std::vector<q::q2_k::block> d;
+  std::vector<q::iq2_xxs::block> e;
+  for (int i = 0; i < 512; ++i) {
+    const float scale = std::ldexp(1.0f, i % 17 - 8);
+    a.push_back(q::random_block<q::q8_0>(rng, scale));
+    b.push_back(q::random_block<q::mxfp4>(rng, scale));
+    c.push_back(q::random_block<q::q4_k>(rng, scale));
+    d.push_back(q::random_block<q::q2_k>(rng, scale));
+    e.push_back(q::random_block<q::iq2_xxs>(rng, scale));
+  }
+  EXPECT_TRUE(same_as_ggml<q::q8_0>(a, "random_block"));
+  EXPECT_TRUE(same_as_ggml<q::mxfp4>(b, "random_block"));
+  EXPECT_TRUE(same_as_ggml<q::q4_k>(c, "random_block"));
+  EXPECT_TRUE(same_as_ggml<q::q2_k>(d, "random_block"));
+  EXPECT_TRUE(same_as_ggml<q::iq2_xxs>(e, "random_block"));
+}
+
+// ---- quantizers ---------------------------------------------------------------------------------
+TEST(ggml_oracle, q8_0_weight_quantizer_matches_ggml_bytes) {
+  constexpr std::size_t rows = 64, n_per_row = 1024;
+  const auto x = quantizer_inputs(rows, n_per_row, 31);
+  const auto theirs = ggml_quantize<q::q8_0>(x, rows, n_per_row);
+  std::vector<q::q8_0::block> ours(theirs.size());
+  q::quantize_q8_0_row(x.data(), ours.data(), x.size());
+  for (std::size_t b = 0; b < ours.size(); ++b)
+    ASSERT_EQ(std::memcmp(&ours[b], &theirs[b], sizeof(q::q8_0::block)), 0)
+        << "q8_0 block " << b << ": d ours " << hex(ours[b].d) << " ggml " << hex(theirs[b].d);
+}
+
+namespace {
+using q8k_fn = void (*)(const float*, void*, int64_t);
+
+void expect_q8_k_matches(q8k_fn theirs_fn, const char* who) {
+  constexpr std::size_t rows = 64, n_per_row = 1024;
+  const auto x = quantizer_inputs(rows, n_per_row, 41);
+  const std::size_t nb = x.size() / 256;
+  std::vector<q::q8_k::block> ours(nb), theirs(nb);
+  std::memset(theirs.data(), 0, theirs.size() * sizeof(q::q8_k::block));  // ggml skips bsums of zero blocks
+  for (std::size_t b = 0; b < nb; ++b) q::q8_k::quantize(x.data() + 256 * b, ours[b]);
+  theirs_fn(x.data(), theirs.data(), static_cast<int64_t>(x.size()));
+  for (std::size_t b = 0; b < nb; ++b) {
+    ASSERT_EQ(bits(ours[b].d), bits(theirs[b].d)) << who << ": block " << b << " d " << ours[b].d << " vs " << theirs[b].d;
+    for (int i = 0; i < 256; ++i) ASSERT_EQ(ours[b].qs[i], theirs[b].qs[i]) << who << ": block " << b << " q[" << i << "]";
+    for (int j = 0; j < 16; ++j) ASSERT_EQ(ours[b].bsums[j], theirs[b].bsums[j]) << who << ": block " << b << " bsum " << j;
+  }
+}
+}  // namespace
+
+TEST(ggml_oracle, q8_k_activation_quantizer_matches_ggml_reference) {
+  expect_q8_k_matches(&quantize_row_q8_K_ref, "quantize_row_q8_K_ref (libggml-base)");
+}
+
+TEST(ggml_oracle, q8_k_activation_quantizer_matches_ggml_cpu_backend) {
+  // The CPU backend's quantize_row_q8_K (what llama.cpp runs), from two builds of libggml-cpu: the
+  // baseline x64 one and, where this CPU can run it, the AVX2 (haswell) one.
+  struct variant {
+    const char* name;
+    bool usable;
+  };
+  const variant variants[] = {{"x64", true},
+                              {"haswell", __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                                              __builtin_cpu_supports("f16c")}};
+  for (const auto& v : variants) {
+    if (!v.usable) continue;
+    const std::string path = std::string(ORDO_GGML_LIB_DIR) + "/libggml-cpu-" + v.name + ".so";
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(h, nullptr) << "dlopen " << path << ": " << dlerror() << " (run scripts/fetch-oracles)";
+    auto init = reinterpret_cast<void (*)()>(dlsym(h, "ggml_cpu_init"));
+    auto get = reinterpret_cast<const ggml_type_traits_cpu* (*)(ggml_type)>(dlsym(h, "ggml_get_type_traits_cpu"));
+    ASSERT_TRUE(init != nullptr && get != nullptr) << path << ": missing ggml_cpu_init/ggml_get_type_traits_cpu";
+    init();
+    const auto* t = get(GGML_TYPE_Q8_K);
+    ASSERT_TRUE(t != nullptr && t->from_float != nullptr) << path << ": no Q8_K from_float";
+    expect_q8_k_matches(reinterpret_cast<q8k_fn>(t->from_float), path.c_str());
+  }
+}

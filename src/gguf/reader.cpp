@@ -135,7 +135,7 @@ value read_value(cursor& c, value_type t, const std::string& what, std::size_t d
                std::to_string(c.pos() - 1) + ")");
       return value::boolean(b == 1);
     }
-    case value_type::string: return value::string(c.read_string(what, c.remaining()));
+    case value_type::string: return value::string(c.read_string(what, ~uint64_t{0}));
     case value_type::array: return read_array(c, what, depth);
   }
   c.fail(what + ": unknown value type id " + std::to_string(static_cast<uint32_t>(t)));

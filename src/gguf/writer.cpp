@@ -67,7 +67,8 @@ struct writer::impl {
     alignment = detail::validate_for_write(name, metadata, tensors);
     layout = detail::plan_layout(std::move(tensors), alignment);
     const auto header = detail::encode_header(metadata, layout);
-    data_offset = detail::align_up(header.size(), alignment);
+    // Like ggml, pad the header only when tensor data follows it.
+    data_offset = layout.empty() ? header.size() : detail::align_up(header.size(), alignment);
     total = data_offset;
     if (!layout.empty()) total += layout.back().offset + layout.back().nbytes;
     put(header.data(), header.size());

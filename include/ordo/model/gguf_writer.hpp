@@ -68,7 +68,7 @@ class writer {
   };
   const std::vector<layout_entry>& layout() const;
   uint32_t alignment() const;
-  uint64_t data_offset() const;  // absolute offset of the data section
+  uint64_t data_offset() const;  // absolute offset of the data section (header size if no tensors)
   uint64_t file_size() const;    // final size
 
   /// Starts the next tensor; `name` must be the next one of the table (checked).

@@ -1,0 +1,34 @@
+/// The DeepSeek-V3 pre-tokenizer (ds4-model.md §9.1; tokenizer.json `pre_tokenizer`): three
+/// regex Splits with Isolated behaviour, applied in sequence, each to every piece the previous one
+/// produced (so a later regex never sees across an earlier boundary, lookaheads included):
+///   1. \p{N}{1,3}
+///   2. [一-龥぀-ゟ゠-ヿ]+
+///   3. [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+ | [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+///      | ?[\p{P}\p{S}]+[\r\n]* | \s*[\r\n]+ | \s+(?!\S) | \s+
+/// "Isolated" keeps both the matches and the text between them as pieces. The regexes are
+/// implemented by hand with the backtracking semantics of an ordered-alternation engine (what
+/// each alternative matches at a position is derived in pre_tokenizer.cpp), which is both exact
+/// and much faster than a regex engine. Pieces are views into the input text.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ordo::tokenizer {
+
+/// Reusable scratch (decoded code points and their classes) so that splitting allocates nothing
+/// once warm.
+struct pre_tokenizer_scratch {
+  std::vector<char32_t> cps;      // code point, or the raw byte of an invalid UTF-8 sequence
+  std::vector<uint8_t> flags;     // unicode_class of each code point (0 for invalid bytes)
+  std::vector<std::size_t> offs;  // byte offset of each code point, plus one past the end
+};
+
+/// Appends the pieces of `text` to `pieces`, in order; their concatenation is `text`.
+void deepseek_pre_tokenize(std::string_view text, std::vector<std::string_view>& pieces,
+                           pre_tokenizer_scratch& scratch);
+
+/// Convenience overload with its own scratch.
+std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text);
+
+}  // namespace ordo::tokenizer

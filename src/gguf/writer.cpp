@@ -70,7 +70,9 @@ struct writer::impl {
     // Like ggml, pad the header only when tensor data follows it.
     data_offset = layout.empty() ? header.size() : detail::align_up(header.size(), alignment);
     total = data_offset;
-    if (!layout.empty()) total += layout.back().offset + layout.back().nbytes;
+    // The last tensor is padded too, as ggml does, so both writers give identical files.
+    if (!layout.empty())
+      total += detail::align_up(layout.back().offset + layout.back().nbytes, alignment);
     put(header.data(), header.size());
     pad_to(data_offset);
   }

@@ -1,7 +1,8 @@
 /// GGUF v3 writer that streams tensor bytes: the metadata and the whole tensor table (name,
 /// ggml type, dims) are given up front, offsets are computed and the header is written at once;
 /// then every tensor's bytes are accepted in table order (begin_tensor / write / end_tensor, or
-/// one call with a producer that fills chunks), size-checked, and padded to the alignment. Only
+/// one call with a producer that fills chunks), size-checked, and padded to the alignment (the
+/// last one too: for the same content the bytes equal ggml's gguf_write_to_file). Only
 /// one chunk is ever held in memory, so a 150 GB model can be written. The file appears under its
 /// name only when finish() succeeds (it is written as `<path>.partial` and renamed), so an
 /// interrupted run never leaves a plausible-looking truncated model.

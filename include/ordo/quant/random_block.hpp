@@ -8,8 +8,8 @@
 ///   f32        scale·u, u uniform on the 2^-23 grid of [-1, 1)
 ///   f16, bf16  that value rounded (RNE) to the format
 ///   q8_0       d = f16(scale/127 · (0.5 + u01/2)), codes uniform in [-127, 127]
-///   mxfp4      e = 127 + floor(log2 scale) - 2 - {0 or 1} (ggml's encoder choice for amax = scale,
-///              or one below), clamped to [1, 254]; all 16 nibble codes uniform
+///   mxfp4      e = 127 + floor(log2 scale) - 3 - {0 or 1}, clamped to [1, 254], so the largest
+///              code (±12 · 2^(e-128)) is at most 0.75·scale; all 16 nibble codes uniform
 ///   q4_k       d = f16(scale/945 · (0.5 + u01/2)), dmin = f16(scale/126 · u01); all 12 scale bytes,
 ///              so every 6-bit scale and min, and all codes uniform
 ///   q2_k       d = f16(scale/45 · (0.5 + u01/2)), dmin = f16(scale/30 · u01); scale bytes and codes
@@ -74,7 +74,7 @@ typename F::block random_block(Rng& rng, float scale) {
     b.d = numeric::f32_to_f16(scale / 127.0f * half_to_one());
     for (auto& q : b.qs) q = static_cast<std::int8_t>(static_cast<int>(rng() % 255u) - 127);
   } else if constexpr (std::is_same_v<F, mxfp4>) {
-    int e = 127 + detail::floor_log2(scale) - 2 - static_cast<int>(rng() & 1u);
+    int e = 127 + detail::floor_log2(scale) - 3 - static_cast<int>(rng() & 1u);
     e = e < 1 ? 1 : (e > 254 ? 254 : e);
     b.e = static_cast<std::uint8_t>(e);
     detail::random_bytes(rng, b.qs, sizeof b.qs);

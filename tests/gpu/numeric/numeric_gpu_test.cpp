@@ -24,6 +24,7 @@ enum class op : int {
   f32_to_f16, f32_to_bf16, f32_to_e4m3, f32_to_e2m1,              // float -> code
   f16_to_f32, bf16_to_f32, e4m3_to_f32, e2m1_to_f32, e8m0_to_f32,  // code -> float
   e8m0_to_f32_half,
+  control_device_pass,  // 1 in the device pass, 0 on the host: must mismatch everywhere
 };
 
 struct op_info {
@@ -54,6 +55,10 @@ constexpr op_info ops[] = {
     {op::e8m0_to_f32_half, "e8m0_to_f32_half", true, 256, 0, 0},
 };
 
+/// Non-vacuity control: proves the compared results really come from the device pass and that a
+/// difference is detected (every one of its inputs must mismatch).
+constexpr op_info control = {op::control_device_pass, "control", true, 4096, 0, 0};
+
 ORDO_HD std::uint32_t b(float f) { return __builtin_bit_cast(std::uint32_t, f); }
 
 /// The one evaluation both sides run: input and output as raw 32-bit patterns.
@@ -77,6 +82,12 @@ ORDO_HD std::uint32_t evaluate(op o, std::uint32_t in) {
     case op::e2m1_to_f32: return b(num::e2m1_to_f32(static_cast<std::uint8_t>(in)));
     case op::e8m0_to_f32: return b(num::e8m0_to_f32(static_cast<std::uint8_t>(in)));
     case op::e8m0_to_f32_half: return b(num::e8m0_to_f32_half(static_cast<std::uint8_t>(in)));
+    case op::control_device_pass:
+#if defined(ORDO_DEVICE_PASS)
+      return 1u;
+#else
+      return 0u;
+#endif
   }
   return 0xdeadbeefu;
 }
@@ -147,38 +158,49 @@ std::vector<std::uint32_t> make_inputs(const op_info& info) {
 }
 
 #if defined(ORDO_GPU)
+/// Runs one function on the device over its inputs, compares with the host, prints its table row
+/// and up to `show` mismatches; returns the number of mismatches.
+std::size_t compare(const op_info& info, int show) {
+  namespace gpu = ordo::gpu;
+  const std::vector<std::uint32_t> in = make_inputs(info);
+  const std::size_t n = in.size();
+  gpu::device_buffer<std::uint32_t> d_in(n), d_out(n);
+  d_in.upload(in.data(), n);
+  const unsigned block = 256;
+  const unsigned grid = static_cast<unsigned>((n + block - 1) / block);
+  evaluate_kernel<<<grid, block>>>(info.id, d_in.data(), d_out.data(), n);
+  ORDO_GPU_CHECK_LAUNCH();
+  gpu::synchronize();
+  std::vector<std::uint32_t> device_out(n);
+  d_out.download(device_out.data(), n);
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t host = evaluate(info.id, in[i]);
+    if (host == device_out[i]) continue;
+    if (static_cast<int>(mismatches++) < show)
+      std::printf("  %s(0x%08x = %a): host 0x%08x device 0x%08x\n", info.name, in[i],
+                  static_cast<double>(__builtin_bit_cast(float, in[i])), host, device_out[i]);
+  }
+  std::printf("%-18s %10zu %10zu\n", info.name, n, mismatches);
+  return mismatches;
+}
+
 int run() {
   namespace gpu = ordo::gpu;
   const gpu::device_info dev = gpu::query_device(0);
   std::printf("device: %s\n", dev.name.c_str());
   std::printf("%-18s %10s %10s\n", "function", "inputs", "mismatches");
   std::size_t total_mismatches = 0;
-  for (const op_info& info : ops) {
-    const std::vector<std::uint32_t> in = make_inputs(info);
-    const std::size_t n = in.size();
-    gpu::device_buffer<std::uint32_t> d_in(n), d_out(n);
-    d_in.upload(in.data(), n);
-    const unsigned block = 256;
-    const unsigned grid = static_cast<unsigned>((n + block - 1) / block);
-    evaluate_kernel<<<grid, block>>>(info.id, d_in.data(), d_out.data(), n);
-    ORDO_GPU_CHECK_LAUNCH();
-    gpu::synchronize();
-    std::vector<std::uint32_t> device_out(n);
-    d_out.download(device_out.data(), n);
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t host = evaluate(info.id, in[i]);
-      if (host == device_out[i]) continue;
-      if (mismatches++ < 5)
-        std::printf("  %s(0x%08x = %a): host 0x%08x device 0x%08x\n", info.name, in[i],
-                    static_cast<double>(__builtin_bit_cast(float, in[i])), host, device_out[i]);
-    }
-    std::printf("%-18s %10zu %10zu\n", info.name, n, mismatches);
-    total_mismatches += mismatches;
-  }
-  std::printf("%s: %zu mismatching results\n", total_mismatches == 0 ? "PASS" : "FAIL",
-              total_mismatches);
-  return total_mismatches == 0 ? 0 : 1;
+  for (const op_info& info : ops) total_mismatches += compare(info, 5);
+  const std::size_t control_mismatches = compare(control, 0);
+  const bool control_ok = control_mismatches == control.codes;
+  if (!control_ok)
+    std::printf("FAIL: the control must mismatch on all %u inputs: device results are not from the "
+                "device pass\n", control.codes);
+  const bool pass = total_mismatches == 0 && control_ok;
+  std::printf("%s: %zu mismatching results (control expected %u, got %zu)\n",
+              pass ? "PASS" : "FAIL", total_mismatches, control.codes, control_mismatches);
+  return pass ? 0 : 1;
 }
 #endif
 

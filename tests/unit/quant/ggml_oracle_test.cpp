@@ -281,3 +281,99 @@ TEST(ggml_oracle, q8_k_activation_quantizer_matches_ggml_cpu_backend) {
     expect_q8_k_matches(reinterpret_cast<q8k_fn>(t->from_float), path.c_str());
   }
 }
+
+// ---- dots against ggml's CPU vec_dot ------------------------------------------------------------
+// ggml accumulates its float tail in a different order, so these agree within rounding, not to
+// the bit; what they prove is the integer semantics: which activation element pairs with which
+// weight code, and how bsums meet the mins. A pairing mistake is off by O(1) relative.
+namespace {
+
+struct cpu_lib {
+  void* handle = nullptr;
+  const ggml_type_traits_cpu* (*get)(ggml_type) = nullptr;
+};
+
+const cpu_lib& baseline_cpu() {
+  static const cpu_lib lib = [] {
+    cpu_lib l;
+    const std::string path = std::string(ORDO_GGML_LIB_DIR) + "/libggml-cpu-x64.so";
+    l.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (l.handle == nullptr) return l;
+    reinterpret_cast<void (*)()>(dlsym(l.handle, "ggml_cpu_init"))();
+    l.get = reinterpret_cast<const ggml_type_traits_cpu* (*)(ggml_type)>(dlsym(l.handle, "ggml_get_type_traits_cpu"));
+    return l;
+  }();
+  return lib;
+}
+
+/// Σ over rows of |ours - ggml| <= 1e-5 · Σ|w_i·x_i| for one row of `n` elements per case.
+template <class F, class MakeAct>
+void compare_vec_dot(std::uint64_t seed, MakeAct make_act) {
+  const auto& lib = baseline_cpu();
+  ASSERT_NE(lib.get, nullptr) << "libggml-cpu-x64.so not loadable from " << ORDO_GGML_LIB_DIR << " (run scripts/fetch-oracles)";
+  const auto* t = lib.get(static_cast<ggml_type>(F::ggml_type));
+  ASSERT_TRUE(t != nullptr && t->vec_dot != nullptr) << F::name << ": no ggml vec_dot";
+  ASSERT_EQ(t->vec_dot_type, F::block_elems == 256 ? GGML_TYPE_Q8_K : GGML_TYPE_Q8_0) << F::name;
+  constexpr int n = 1024;
+  constexpr int nw = n / F::block_elems;
+  q::splitmix64 rng{seed};
+  for (int c = 0; c < 200; ++c) {
+    std::vector<typename F::block> w(nw);
+    for (auto& b : w) b = q::random_block<F>(rng, std::ldexp(1.0f, c % 9 - 4));
+    std::vector<float> x(n);
+    for (int g = 0; g < n; g += 32) {
+      const float s = std::ldexp(1.0f, static_cast<int>(rng() % 13u) - 6);
+      for (int i = g; i < g + 32; ++i) x[static_cast<std::size_t>(i)] = q::uniform_pm1(rng) * s;
+    }
+    float ours = 0.0f, theirs = 0.0f, magnitude = 0.0f;
+    make_act(x, w, ours, magnitude, [&](const void* act) { t->vec_dot(n, &theirs, 0, w.data(), 0, act, 0, 1); });
+    ASSERT_LE(std::fabs(ours - theirs), 1e-5f * magnitude + 1e-30f)
+        << F::name << " case " << c << ": ours " << ours << " ggml " << theirs;
+  }
+}
+
+/// K-quants and IQ2_XXS: both sides use the same q8_K activation bytes (ours, which equal ggml's).
+template <class F>
+void compare_q8_k_dot(std::uint64_t seed) {
+  compare_vec_dot<F>(seed, [](const std::vector<float>& x, const std::vector<typename F::block>& w, float& ours,
+                              float& magnitude, auto&& ggml_dot) {
+    std::vector<q::q8_k::block> a(x.size() / 256);
+    for (std::size_t b = 0; b < a.size(); ++b) q::q8_k::quantize(x.data() + 256 * b, a[b]);
+    for (std::size_t b = 0; b < a.size(); ++b) {
+      ours += F::dot_block(&w[b], a[b]);
+      float wv[256];
+      F::dequant(w[b], wv);
+      for (int i = 0; i < 256; ++i) magnitude += std::fabs(wv[i] * a[b].d * a[b].qs[i]);
+    }
+    ggml_dot(a.data());
+  });
+}
+
+/// Q8_0 and MXFP4: ggml pairs them with a block_q8_0 activation (f16 scale); we feed ggml's bytes
+/// to our dot as a q8_32 block with the same codes and the widened scale.
+template <class F>
+void compare_q8_0_dot(std::uint64_t seed) {
+  compare_vec_dot<F>(seed, [](const std::vector<float>& x, const std::vector<typename F::block>& w, float& ours,
+                              float& magnitude, auto&& ggml_dot) {
+    std::vector<q::q8_0::block> a(x.size() / 32);
+    q::quantize_q8_0_row(x.data(), a.data(), x.size());
+    for (std::size_t b = 0; b < a.size(); ++b) {
+      q::q8_32::block xb;
+      xb.d = ordo::numeric::f16_to_f32(a[b].d);
+      std::memcpy(xb.qs, a[b].qs, 32);
+      ours += F::dot_block(&w[b], xb);
+      float wv[32];
+      F::dequant(w[b], wv);
+      for (int i = 0; i < 32; ++i) magnitude += std::fabs(wv[i] * xb.d * xb.qs[i]);
+    }
+    ggml_dot(a.data());
+  });
+}
+
+}  // namespace
+
+TEST(ggml_oracle, vec_dot_q4_k) { compare_q8_k_dot<q::q4_k>(51); }
+TEST(ggml_oracle, vec_dot_q2_k) { compare_q8_k_dot<q::q2_k>(52); }
+TEST(ggml_oracle, vec_dot_iq2_xxs) { compare_q8_k_dot<q::iq2_xxs>(53); }
+TEST(ggml_oracle, vec_dot_q8_0) { compare_q8_0_dot<q::q8_0>(54); }
+TEST(ggml_oracle, vec_dot_mxfp4) { compare_q8_0_dot<q::mxfp4>(55); }

@@ -1,1 +1,15 @@
+/// Tuning for NVIDIA Hopper (H100/H200, sm_90; cuda-sm90 preset). 132 SMs, 228 KiB shared memory
+/// per SM: 8 warps per CTA, each staging up to 4352 B of its weight row (a whole 4096-wide Q8_0
+/// row, or two MXFP4 rows' worth) so one window covers the DS4 reductions in one pass.
 #pragma once
+#include "ordo/tune/common.hpp"
+
+namespace ordo::tune {
+inline constexpr const char* name = "sm90";
+using qmv_tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
+using qmv_orders = quant::type_list<order::lane_strided, order::lane_blocked>;
+struct qmv_policy {
+  static constexpr int warps = 8;
+  static constexpr int window_bytes = 4352;
+};
+}  // namespace ordo::tune

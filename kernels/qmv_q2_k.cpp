@@ -1,0 +1,4 @@
+// qmv specializations of format q2_k: every tier and order of the build's space (registry/qmv_space.hpp).
+#include "ordo/registry/qmv_instantiate.hpp"
+
+ORDO_INSTANTIATE_QMV_FORMAT(q2_k);

@@ -1,0 +1,21 @@
+// Activation quantizers for qmv (q8_32, q8_k, act_f32), CPU executor and GPU kernel.
+#include "ordo/ops/qmv/entry_point_definitions.hpp"
+#include "ordo/registry/qmv_space.hpp"
+
+namespace ordo::registry {
+struct quantize_instance {
+  void (*run_cpu)(const ops::qmv::quantize_problem&);
+  void (*launch_gpu)(const ops::qmv::quantize_problem&, gpu::stream_t);
+};
+}  // namespace ordo::registry
+
+extern const auto ordo_quantize_instances = boost::hana::unpack(ordo::registry::activation_space, [](auto... a) {
+  return std::array<ordo::registry::quantize_instance, sizeof...(a)>{ordo::registry::quantize_instance{
+      &ordo::ops::qmv::quantize_cpu_spec<typename decltype(+a)::type>,
+#if defined(ORDO_GPU)
+      &ordo::ops::qmv::quantize_gpu_spec<typename decltype(+a)::type>
+#else
+      nullptr
+#endif
+  }...};
+});

@@ -4,6 +4,7 @@
 
 #include "tokenizer/bpe_merge.hpp"
 #include "tokenizer/byte_level.hpp"
+#include "tokenizer/piece_cache.hpp"
 #include "tokenizer/pre_tokenizer.hpp"
 
 namespace ordo::tokenizer {
@@ -24,17 +25,15 @@ int byte_token_value(std::string_view s) {
 
 /// Per-call state: pre-tokenizer scratch, BPE scratch and the pre-token cache. English prose
 /// repeats its words constantly, so caching the ids of short pieces for the duration of one call
-/// skips most BPE work; keys are views into the caller's text, which outlives the call.
+/// skips most BPE work; keys are views into the caller's text, which outlives the call. Long
+/// texts are pre-tokenized in chunks cut where the split provably does not change
+/// (next_safe_cut), so the per-code-point scratch stays small.
 struct bpe_tokenizer::workspace {
   pre_tokenizer_scratch pre;
   std::vector<std::string_view> pieces;
   std::vector<int32_t> symbols;
   bpe_scratch bpe;
-  struct span {
-    uint32_t begin, count;
-  };
-  std::unordered_map<std::string_view, span> cache;
-  std::vector<int32_t> cached_ids;
+  piece_cache cache;
 };
 
 bpe_tokenizer::bpe_tokenizer(vocab v) : vocab_(std::move(v)), merges_(vocab_.merges.size()) {
@@ -152,25 +151,26 @@ std::pair<std::size_t, int32_t> bpe_tokenizer::match_special(std::string_view te
 
 void bpe_tokenizer::encode_plain(std::string_view text, std::vector<int32_t>& out, workspace& ws) const {
   constexpr std::size_t max_cached_piece = 64;
-  ws.pieces.clear();
-  deepseek_pre_tokenize(text, ws.pieces, ws.pre);
-  for (std::string_view piece : ws.pieces) {
-    const bool cacheable = piece.size() <= max_cached_piece;
-    if (cacheable) {
-      const auto it = ws.cache.find(piece);
-      if (it != ws.cache.end()) {
-        const auto* p = ws.cached_ids.data() + it->second.begin;
-        out.insert(out.end(), p, p + it->second.count);
-        continue;
+  constexpr std::size_t chunk_bytes = std::size_t{1} << 16;  // keeps the scratch in cache
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = next_safe_cut(text, begin + chunk_bytes);
+    ws.pieces.clear();
+    deepseek_pre_tokenize(text.substr(begin, end - begin), ws.pieces, ws.pre);
+    begin = end;
+    for (std::string_view piece : ws.pieces) {
+      const bool cacheable = piece.size() <= max_cached_piece;
+      if (cacheable) {
+        const auto hit = ws.cache.find(piece);
+        if (hit.found) {
+          out.insert(out.end(), hit.ids.begin(), hit.ids.end());
+          continue;
+        }
       }
-    }
-    ws.symbols.clear();
-    for (unsigned char c : piece) ws.symbols.push_back(byte_ids_[c]);
-    bpe_merge(ws.symbols, merges_, ws.bpe);
-    out.insert(out.end(), ws.symbols.begin(), ws.symbols.end());
-    if (cacheable) {
-      ws.cache.emplace(piece, workspace::span{uint32_t(ws.cached_ids.size()), uint32_t(ws.symbols.size())});
-      ws.cached_ids.insert(ws.cached_ids.end(), ws.symbols.begin(), ws.symbols.end());
+      ws.symbols.clear();
+      for (unsigned char c : piece) ws.symbols.push_back(byte_ids_[c]);
+      bpe_merge(ws.symbols, merges_, ws.bpe);
+      out.insert(out.end(), ws.symbols.begin(), ws.symbols.end());
+      if (cacheable) ws.cache.insert(piece, ws.symbols);
     }
   }
 }

@@ -126,6 +126,15 @@ void deepseek_pre_tokenize(std::string_view text, std::vector<std::string_view>&
   split_isolated(0, s.cps.size(), [&](size_t i, size_t end) { return sp.digits(i, end); }, stage2);
 }
 
+std::size_t next_safe_cut(std::string_view text, std::size_t from) {
+  if (from == 0) from = 1;
+  for (std::size_t i = from; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (text[i - 1] == '\n' && ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')) return i;
+  }
+  return text.size();
+}
+
 std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text) {
   std::vector<std::string_view> pieces;
   pre_tokenizer_scratch scratch;

@@ -31,4 +31,14 @@ void deepseek_pre_tokenize(std::string_view text, std::vector<std::string_view>&
 /// Convenience overload with its own scratch.
 std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text);
 
+/// The first byte offset >= `from` where `text` can be cut so that pre-tokenizing the two parts
+/// separately gives the same pieces as the whole: just after a '\n' that a letter A-Z/a-z
+/// follows (text.size() if there is none). Why it is safe: '\n' and ASCII letters are neither
+/// \p{N} nor CJK, so stages 1 and 2 only split a gap there; in stage 3 every alternative that can
+/// take a '\n' (the punct run's [\r\n]*, \s*[\r\n]+, \s+...) stops before a letter, and
+/// \s*[\r\n]+ wins over \s+(?!\S) for a whitespace run ending in '\n', so no match depends on
+/// what follows; the letter then always starts a new match. Lets long texts be processed in
+/// cache-sized chunks.
+std::size_t next_safe_cut(std::string_view text, std::size_t from);
+
 }  // namespace ordo::tokenizer

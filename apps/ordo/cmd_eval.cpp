@@ -1,0 +1,72 @@
+// `ordo eval`: runs a prompt through a backend and dumps the logits of every position (ORDL), for
+// parity tests against llama.cpp and HF transformers. Logic lives in src/eval.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "eval/backend.hpp"
+#include "eval/eval.hpp"
+#include "eval/ordl.hpp"
+#include "subcommand.hpp"
+#include "tokenizer/bpe_tokenizer.hpp"
+#include "tokenizer/gguf_vocab.hpp"
+
+namespace {
+
+int run_eval(int argc, char** argv) {
+  CLI::App app{"evaluate a prompt and dump the logits of every position"};
+  ordo::eval::backend_options opt;
+  std::string backend = "ref", sims = "on", ids_csv, ids_file, text, out;
+  int gen = 0;
+  app.add_option("-m,--model", opt.model, "model GGUF")->required()->check(CLI::ExistingFile);
+  app.add_option("--mtp", opt.mtp_model, "antirez/ds4 MTP sidecar GGUF (mtp.0.*)")->check(CLI::ExistingFile);
+  app.add_option("--backend", backend, "ref (double-precision reference)");
+  app.add_option("--ref-sims", sims, "reference only: FP8 KV / FP4 indexer / F16 raw-row simulations")
+      ->check(CLI::IsMember({"on", "off"}));
+  auto* o_ids = app.add_option("--prompt-ids", ids_csv, "prompt token ids, comma separated");
+  auto* o_file = app.add_option("--prompt-ids-file", ids_file, "file of prompt token ids")->check(CLI::ExistingFile);
+  auto* o_text = app.add_option("-p,--prompt", text, "prompt text (tokenized with the model's tokenizer, no BOS added)");
+  o_ids->excludes(o_file)->excludes(o_text);
+  o_file->excludes(o_text);
+  app.add_option("--gen", gen, "greedy-generate N more tokens (their logits are dumped too)")->check(CLI::NonNegativeNumber);
+  app.add_option("--dump-logits", out, "write ORDL logits here");
+  try {
+    app.parse(argc, argv);
+    if (!*o_ids && !*o_file && !*o_text) throw CLI::RequiredError("--prompt-ids, --prompt-ids-file or -p");
+    if (sims == "off" && backend != "ref") throw CLI::ValidationError("--ref-sims off", "only the ref backend has it");
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    opt.sims = sims == "on" ? ordo::eval::ref_sims::on : ordo::eval::ref_sims::off;
+    std::vector<int32_t> prompt;
+    if (*o_ids) prompt = ordo::eval::parse_token_ids(ids_csv, "--prompt-ids");
+    if (*o_file) {
+      std::ifstream in(ids_file);
+      prompt = ordo::eval::parse_token_ids(std::string(std::istreambuf_iterator<char>(in), {}), ids_file);
+    }
+    if (*o_text) {
+      const auto tok = ordo::tokenizer::load_tokenizer(opt.model);
+      prompt = tok.encode(text, ordo::tokenizer::special_tokens::parse);
+    }
+    auto b = ordo::eval::make_backend(backend, opt);
+    const ordo::eval::ordl d = ordo::eval::evaluate(*b, prompt, gen);
+    std::printf("positions %zu vocab %u backend %s\n", d.tokens.size(), d.n_vocab, std::string(b->name()).c_str());
+    if (gen > 0) {
+      std::printf("greedy");
+      for (std::size_t i = prompt.size(); i < d.tokens.size(); ++i) std::printf(" %d", d.tokens[i]);
+      std::printf("\n");
+    }
+    if (!out.empty()) ordo::eval::write_ordl(out, d);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ordo eval: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+ORDO_SUBCOMMAND(eval, "evaluate a prompt (token ids or text) and dump every position's logits (ORDL)", run_eval);

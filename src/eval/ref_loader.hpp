@@ -1,0 +1,33 @@
+/// Fills the double-precision reference (include/ordo/ref) from a DS4 GGUF: hyperparameters from
+/// the deepseek4.* metadata, every tensor resolved through the DS4 tensor map (both antirez/ds4
+/// and llama.cpp naming) and dequantized exactly (every supported format's values are floats;
+/// the reference widens them to double).
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "ordo/model/ds4_hparams.hpp"
+#include "ordo/model/gguf.hpp"
+#include "ordo/ref/config.hpp"
+#include "ordo/ref/weights.hpp"
+
+namespace ordo::eval {
+
+struct ref_model {
+  ref::config config;
+  ref::model_weights weights;
+  model::ds4_naming naming = model::ds4_naming::ds4;
+};
+
+/// The reference config of DS4 hyperparameters; MTP blocks get compress ratio 0.
+ref::config to_ref_config(const model::ds4_hparams& h);
+
+/// The naming a file follows: llama when it declares `deepseek4.nextn_predict_layers` (the MTP
+/// block is then counted in block_count), ds4 otherwise (the two agree on every main tensor).
+model::ds4_naming detect_naming(const gguf::file& f);
+
+/// Loads the whole model; `mtp_sidecar` is antirez/ds4's separate MTP file (ds4 naming), or
+/// empty. Throws naming the file and tensor at fault.
+ref_model load_ref_model(const gguf::file& f, const gguf::file* mtp_sidecar = nullptr);
+
+}  // namespace ordo::eval

@@ -1,0 +1,35 @@
+/// Executes a conversion plan: streams each planned tensor from the checkpoint through the
+/// decoders (FP8 block dequant, FP4 → MXFP4 repack, float widening, index narrowing) and the
+/// encoders into gguf::writer, a bounded chunk of rows at a time, so memory stays at a few
+/// hundred MB whatever the model size. `convert_checkpoint` is the whole `ordo convert`.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+
+#include "convert/plan.hpp"
+
+namespace ordo::convert {
+
+/// Writes `plan` to `out`. Progress lines (one per tensor, plus byte counts on long tensors) go
+/// to `log` when it is not null. Errors name the output file and the tensor (source and GGUF).
+void run_conversion(const checkpoint& ck, const conversion_plan& plan, const std::filesystem::path& out,
+                    std::ostream* log);
+
+struct convert_request {
+  std::filesystem::path source;                 // checkpoint file or directory
+  std::filesystem::path output;                 // .gguf
+  std::optional<std::filesystem::path> config;  // default: <source dir>/config.json
+  convert_options options;
+  bool dry_run = false;  // plan and print, write nothing
+};
+
+/// Opens the checkpoint, reads config.json, plans, prints the notes and (unless dry_run) writes.
+/// Returns the plan.
+conversion_plan convert_checkpoint(const convert_request& req, std::ostream* log);
+
+/// One line per planned tensor: GGUF name, type, dims, and its sources.
+void print_plan(const conversion_plan& plan, std::ostream& os);
+
+}  // namespace ordo::convert

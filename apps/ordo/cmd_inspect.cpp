@@ -1,0 +1,31 @@
+// `ordo inspect FILE`: GGUF metadata, tensor table, bytes per tensor class and validation
+// (src/inspect). Exit status 1 on an invalid file.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "inspect/inspect.hpp"
+#include "subcommand.hpp"
+
+namespace {
+
+int run_inspect(int argc, char** argv) {
+  CLI::App app{"Show and validate a GGUF file", "ordo inspect"};
+  std::string path;
+  ordo::inspect::options opt;
+  bool no_metadata = false, no_tensors = false;
+  app.add_option("file", path, "GGUF file")->required();
+  app.add_option("--items", opt.max_array_items, "array items shown per metadata value")
+      ->capture_default_str();
+  app.add_flag("--no-metadata", no_metadata, "omit the metadata listing");
+  app.add_flag("--no-tensors", no_tensors, "omit the per-tensor table (classes are still shown)");
+  CLI11_PARSE(app, argc, argv);
+  opt.show_metadata = !no_metadata;
+  opt.show_tensors = !no_tensors;
+  return ordo::inspect::run(path, opt, stdout, stderr);
+}
+
+}  // namespace
+
+ORDO_SUBCOMMAND(inspect, "show a GGUF file's metadata, tensors and validation result", run_inspect);

@@ -1,0 +1,115 @@
+// `ordo inspect` (src/inspect): class patterns, bytes per class, the report and exit status.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "inspect/checks.hpp"
+#include "inspect/inspect.hpp"
+
+namespace ordo::inspect {
+namespace {
+
+using namespace ordo::gguf;
+namespace fs = std::filesystem;
+
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string s;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
+  return s;
+}
+
+struct report {
+  int status;
+  std::string out, err;
+};
+
+report inspect_file(const fs::path& p, options opt = {}) {
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  report r{run(p, opt, out, err), "", ""};
+  r.out = read_all(out);
+  r.err = read_all(err);
+  std::fclose(out);
+  std::fclose(err);
+  return r;
+}
+
+TEST(inspect, class_patterns_replace_numeric_components) {
+  EXPECT_EQ(class_pattern("blk.12.ffn_gate_exps.weight"), "blk.*.ffn_gate_exps.weight");
+  EXPECT_EQ(class_pattern("mtp.0.hc_head_fn.weight"), "mtp.*.hc_head_fn.weight");
+  EXPECT_EQ(class_pattern("token_embd.weight"), "token_embd.weight");
+  EXPECT_EQ(class_pattern("blk.1x.w"), "blk.1x.w");
+  EXPECT_EQ(class_pattern("a..b.7"), "a..b.*");
+}
+
+struct model_file {
+  fs::path path = fs::temp_directory_path() / ("ordo_inspect_" + std::to_string(::getpid()) + ".gguf");
+  model_file() {
+    std::vector<tensor_spec> t{{"token_embd.weight", ggml_type::f16, {64, 4}},
+                               {"blk.0.ffn_gate_exps.weight", ggml_type::q4_k, {256, 2, 2}},
+                               {"blk.1.ffn_gate_exps.weight", ggml_type::q4_k, {256, 2, 2}},
+                               {"blk.1.attn_norm.weight", ggml_type::f32, {8}}};
+    std::vector<std::vector<std::byte>> d;
+    for (const auto& s : t) d.emplace_back(tensor_nbytes(s.type, s.dims));
+    std::vector<uint32_t> many(100);
+    write_file(path,
+               {{"general.architecture", value::string("deepseek4")},
+                {"tokenizer.ggml.token_type", value::array_of(many)}},
+               t, d);
+  }
+  ~model_file() { fs::remove(path); }
+};
+
+TEST(inspect, classes_group_layers_and_sort_by_bytes) {
+  model_file m;
+  const auto classes = tensor_classes(file::open(m.path));
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_EQ(classes[0].pattern, "blk.*.ffn_gate_exps.weight");
+  EXPECT_EQ(classes[0].count, 2u);
+  EXPECT_EQ(classes[0].bytes, 2u * (144 * 2 * 2));
+  EXPECT_EQ(classes[0].types, std::vector<ggml_type>{ggml_type::q4_k});
+  EXPECT_EQ(classes[1].pattern, "token_embd.weight");
+  EXPECT_EQ(classes[1].bytes, 64u * 4 * 2);
+  EXPECT_EQ(classes[2].pattern, "blk.*.attn_norm.weight");
+}
+
+TEST(inspect, report_lists_metadata_tensors_classes_and_result) {
+  model_file m;
+  options opt;
+  opt.max_array_items = 3;
+  const auto r = inspect_file(m.path, opt);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  for (const char* want : {"2 metadata keys, 4 tensors", "\"deepseek4\"", "[u32 x 100: 0, 0, 0, ...]",
+                           "blk.1.attn_norm.weight", "q4_K", "[256, 2, 2]",
+                           "blk.*.ffn_gate_exps.weight", "result      valid"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << "missing '" << want << "' in\n" << r.out;
+  opt.show_metadata = opt.show_tensors = false;
+  const auto brief = inspect_file(m.path, opt);
+  EXPECT_EQ(brief.out.find("\"deepseek4\""), std::string::npos);
+  EXPECT_EQ(brief.out.find("[256, 2, 2]"), std::string::npos);
+  EXPECT_NE(brief.out.find("blk.*.ffn_gate_exps.weight"), std::string::npos);
+}
+
+TEST(inspect, invalid_file_gives_status_1_and_the_reader_message) {
+  const auto r = inspect_file(fs::path(ORDO_GGUF_CORPUS_DIR) / "bad_overlap.gguf");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("invalid GGUF: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("overlap"), std::string::npos) << r.err;
+}
+
+TEST(inspect, layout_check_notes_gaps_and_order) {
+  const auto f = file::open(fs::path(ORDO_GGUF_CORPUS_DIR) / "ok_tensors_out_of_order.gguf");
+  const auto r = check_layout(f);
+  EXPECT_TRUE(r.ok());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "tensor data is not in table order");
+}
+
+}  // namespace
+}  // namespace ordo::inspect

@@ -9,9 +9,10 @@
 ///   sumi = Σ_j (scales[j] & 15)·Σ_{l<16} q_{16j+l}·x.qs[16j+l]   (int32)
 ///   summ = Σ_j (scales[j] >> 4)·x.bsums[j]                        (int32)
 ///   dot  = a·(float)sumi − b·(float)summ with a = f16(d)·x.d, b = f16(dmin)·x.d
-/// evaluated as p = a·(float)sumi; q = b·(float)summ; p − q. |sumi| <= 15·3·128·256 < 2^21: exact.
+/// evaluated as fmaf(a, (float)sumi, −(b·(float)summ)). |sumi| <= 15·3·128·256 < 2^21: exact.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -77,9 +78,9 @@ struct q2_k {
   static ORDO_HD float dot_scale(const block& w, float x_d, int_parts p) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     const float b = numeric::f16_to_f32(w.dmin) * x_d;
-    const float pos = a * static_cast<float>(p.sumi);
-    const float neg = b * static_cast<float>(p.summ);
-    return pos - neg;
+    // One fma, so nothing is left for a compiler to contract: the tail has the same bits whether or
+    // not the TU allows contraction.
+    return fmaf(a, static_cast<float>(p.sumi), -(b * static_cast<float>(p.summ)));
   }
   static ORDO_HD float dot_block(const block* w, const activation::block& x) {
     return dot_scale(*w, x.d, dot_int(*w, x));

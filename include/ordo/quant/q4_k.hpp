@@ -10,10 +10,11 @@
 ///   sumi   = Σ_j sc_j·isum_j                                (int32, |sumi| < 2^25)
 ///   summ   = Σ_j m_j·(x.bsums[2j] + x.bsums[2j+1])          (int32)
 ///   dot    = (f16(d)·x.d)·(float)sumi − (f16(dmin)·x.d)·(float)summ
-/// evaluated as: a = f16(d)·x.d; b = f16(dmin)·x.d; p = a·(float)sumi; q = b·(float)summ; p − q
+/// evaluated as: a = f16(d)·x.d; b = f16(dmin)·x.d; fmaf(a, (float)sumi, −(b·(float)summ))
 /// (IEEE ops in that order; the int→float conversions round to nearest even above 2^24).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -95,9 +96,9 @@ struct q4_k {
   static ORDO_HD float dot_scale(const block& w, float x_d, int_parts p) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     const float b = numeric::f16_to_f32(w.dmin) * x_d;
-    const float pos = a * static_cast<float>(p.sumi);
-    const float neg = b * static_cast<float>(p.summ);
-    return pos - neg;
+    // One fma, so nothing is left for a compiler to contract: the tail has the same bits whether or
+    // not the TU allows contraction.
+    return fmaf(a, static_cast<float>(p.sumi), -(b * static_cast<float>(p.summ)));
   }
   static ORDO_HD float dot_block(const block* w, const activation::block& x) {
     return dot_scale(*w, x.d, dot_int(*w, x));

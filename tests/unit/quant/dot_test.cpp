@@ -168,7 +168,7 @@ void check_kquant(std::uint64_t seed) {
     ASSERT_EQ(parts.summ, summ) << F::name << " case " << c;
     const float a = ordo::numeric::f16_to_f32(w.d) * x.d;
     const float b = ordo::numeric::f16_to_f32(w.dmin) * x.d;
-    const float expected = a * static_cast<float>(sumi) - b * static_cast<float>(summ);
+    const float expected = std::fmaf(a, static_cast<float>(sumi), -(b * static_cast<float>(summ)));
     const float dot = F::dot_block(&w, x);
     ASSERT_EQ(bits(dot), bits(expected)) << F::name << " case " << c;
     // Magnitude of each element's two terms, d·sc·q and dmin·m, each exact in float.

@@ -74,10 +74,18 @@ TEST(quant_rounding, nearest_even_ties_and_range) {
   EXPECT_EQ(q::nearest_even(-127.49f), -127);
   EXPECT_EQ(q::nearest_even(4194303.0f), 4194303);
   EXPECT_EQ(q::nearest_even(-4194303.0f), -4194303);
-  // Compare with the C library's rint (default mode RNE) on a grid of awkward values.
+  // Compare with ggml's nearest_int (add 1.5·2^23 so the FPU rounds, read the mantissa), written
+  // out here, on a grid of awkward values including every quarter-integer tie.
+  const auto ggml_nearest_int = [](float v) {
+    const volatile float shifted = v + 12582912.0f;  // volatile: keep the add as written
+    std::int32_t i;
+    const float s = shifted;
+    std::memcpy(&i, &s, sizeof i);
+    return (i & 0x007fffff) - 0x00400000;
+  };
   for (int i = -300000; i <= 300000; ++i) {
     const float x = static_cast<float>(i) * 0.0625f + 0.001f * static_cast<float>(i % 7);
-    ASSERT_EQ(q::nearest_even(x), static_cast<int>(std::rint(x))) << x;
+    ASSERT_EQ(q::nearest_even(x), ggml_nearest_int(x)) << x;
   }
 }
 

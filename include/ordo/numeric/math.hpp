@@ -27,10 +27,6 @@ ORDO_HD inline float canonical_nan() { return float_of(0x7fc00000u); }
 /// 2^n for n in [-126, 127], built from the exponent field (exact).
 ORDO_HD inline float pow2(int n) { return float_of(static_cast<std::uint32_t>(n + 127) << 23); }
 
-}  // namespace detail
-
-namespace detail {
-
 /// y·2^n for n in [-252, 254] with a single rounding: y·2^(n/2) is exact whenever y is a normal
 /// number of modest size (the callers pass |y| in [2^-1, 2^8]), so only the second product rounds,
 /// which happens only when the result is subnormal or overflows, exactly as IEEE prescribes.
@@ -39,64 +35,69 @@ ORDO_HD inline float scale_pow2(float y, int n) {
   return (y * pow2(half)) * pow2(n - half);
 }
 
-/// e^x = y·2^n for x in [-104, 89], y in [0.70, 1.42]. Reduction x = n·ln2 + r, |r| <= ln2/2 (n =
-/// nearest integer to x·log2e, by the 1.5·2^23 rounding trick), with ln2 split Cody–Waite style so
-/// n·ln2_hi and x − n·ln2_hi are exact; e^r is the degree-7 Taylor polynomial (truncation < 0.12
-/// ulp on the interval) in Horner form.
-ORDO_HD inline float exp_reduced(float x, int& n) {
+/// e^x = (hi + lo)·2^n for x in [-104, 89], hi in [0.70, 1.42] rounded to nearest, lo its
+/// rounding error (to ~2^-29 relative: callers that need more than one ulp of y use it).
+/// Reduction x = n·ln2 + r, |r| <= ln2/2 (n = nearest integer to x·log2e, by the 1.5·2^23
+/// rounding trick), with ln2 split Cody–Waite style so n·ln2_hi and x − n·ln2_hi are exact; the
+/// rounding error of r is recovered (r_err) and carried as a first-order correction. e^r is the
+/// Taylor series to r^8 (truncation < 0.01 ulp on the interval): 1 + r + r²·P(r), where 1 + r is
+/// split exactly (Fast2Sum) so that only the final addition rounds at the ulp of hi.
+ORDO_HD inline float exp_reduced(float x, int& n, float& lo) {
   constexpr float log2e = 0x1.715476p+0f;
   constexpr float ln2_hi = 0x1.62e400p-1f;  // 16 significant bits: n·ln2_hi is exact for |n| <= 256
   constexpr float ln2_lo = 0x1.7f7d1cp-20f;
   constexpr float round_magic = 0x1.8p23f;  // adding and subtracting it rounds to an integer (RNE)
   const float n_f = (x * log2e + round_magic) - round_magic;
   n = static_cast<int>(n_f);
-  float r = fmaf(-n_f, ln2_hi, x);  // exact (Sterbenz): x and n·ln2_hi are within a factor 2
-  r = fmaf(-n_f, ln2_lo, r);
-  float p = 0x1.a01a02p-13f;        // 1/7!
+  const float r_hi = fmaf(-n_f, ln2_hi, x);  // exact (Sterbenz): x and n·ln2_hi within a factor 2
+  const float r = fmaf(-n_f, ln2_lo, r_hi);
+  const float r_err = fmaf(-n_f, ln2_lo, r_hi - r);  // (r_hi − n·ln2_lo) − r, to ~2^-35
+  float p = 0x1.a01a02p-16f;        // 1/8!
+  p = fmaf(p, r, 0x1.a01a02p-13f);  // 1/7!
   p = fmaf(p, r, 0x1.6c16c2p-10f);  // 1/6!
   p = fmaf(p, r, 0x1.111112p-7f);   // 1/5!
   p = fmaf(p, r, 0x1.555556p-5f);   // 1/4!
   p = fmaf(p, r, 0x1.555556p-3f);   // 1/3!
   p = fmaf(p, r, 0.5f);
-  p = fmaf(p, r, 1.0f);
-  return fmaf(p, r, 1.0f);
+  // e^(r + r_err) = 1 + r + r²·P(r) + r_err·(1 + r) + O(r_err²)
+  const float tail = fmaf(r * r, p, fmaf(r, r_err, r_err));
+  const float head = 1.0f + r;
+  const float head_err = (1.0f - head) + r;  // exact: Fast2Sum with |1| >= |r|
+  const float rest = head_err + tail;
+  const float hi = head + rest;
+  lo = (head - hi) + rest;  // exact: Fast2Sum with |head| >= 0.65 > |rest|
+  return hi;
 }
 
-}  // namespace detail
-
-/// e^x: detail::exp_reduced scaled by 2^n with one rounding, so subnormal results are rounded once
-/// and overflow gives +inf as IEEE multiplication does. x > 89 → +inf, x < −104 → +0 (both far
-/// past the float range of e^x), e^±0 = 1, e^−inf = +0.
-ORDO_HD inline float exp_f32(float x) {
-  if (detail::is_nan(x)) return x;
-  if (x > 89.0f) return detail::float_of(0x7f800000u);
-  if (x < -104.0f) return 0.0f;
-  int n = 0;
-  const float y = detail::exp_reduced(x, n);
-  return detail::scale_pow2(y, n);
+/// hi + lo == a + b exactly (Knuth's TwoSum: no precondition on the magnitudes).
+ORDO_HD inline float two_sum(float a, float b, float& lo) {
+  const float hi = a + b;
+  const float b_virtual = hi - a;
+  lo = (a - (hi - b_virtual)) + (b - b_virtual);
+  return hi;
 }
 
-/// ln(1 + x), accurate for tiny x. u = 1 + x is formed in float and its rounding error c is
-/// recovered exactly (Fast2Sum), so ln(1+x) = ln(u) + c/u to first order. u = 2^k·m with
-/// m in [√2/2, √2), f = m − 1, s = f/(2+f): ln(m) = f − (f²/2 − s·(f²/2 + R(s²))) with R the
-/// atanh series 2s²/3 + 2s⁴/5 + 2s⁶/7 + 2s⁸/9 (truncation < 0.02 ulp for |s| <= 0.172), and
-/// k·ln2 is added by the final fmaf (exact product). Specials: ±0 → ±0, −1 → −inf, < −1 →
-/// canonical NaN, +inf → +inf.
-ORDO_HD inline float log1p_f32(float x) {
-  if (detail::is_nan(x)) return x;
-  if (x == 0.0f) return x;  // keeps the sign of zero
-  if (x < -1.0f) return detail::canonical_nan();
-  if (x == -1.0f) return detail::float_of(0xff800000u);
-  if (x == detail::float_of(0x7f800000u)) return x;
+/// ln(1 + x + x_lo) for finite x > −1, x != 0, |x_lo| tiny against x (a correction carried by
+/// the caller). |x| < 2^-10: the Taylor series. Otherwise see log1p_f32 for the method; x_lo
+/// simply joins the rounding error of 1 + x.
+ORDO_HD inline float log1p_core(float x, float x_lo) {
+  if (fabsf(x) < 0x1p-10f) {
+    // x + x_lo + (−x²/2 + x³/3 − x⁴/4 + x⁵/5): the series tail is < 2^-41 relative, and only the
+    // final addition rounds at the ulp of the result (the added term is < 2^-11 of x).
+    float q = fmaf(x, 0x1.99999ap-3f, -0.25f);  // −1/4 + x/5
+    q = fmaf(q, x, 0x1.555556p-2f);             // 1/3 + x·(...)
+    q = fmaf(q, x, -0.5f);                      // −1/2 + x·(...)
+    return x + fmaf(x * x, q, x_lo);
+  }
   const float u = 1.0f + x;  // >= 2^-24: the float just above −1 is −1 + 2^-24
-  const float c = x >= 1.0f ? 1.0f - (u - x) : x - (u - 1.0f);  // 1 + x == u + c exactly
+  const float c = (x >= 1.0f ? 1.0f - (u - x) : x - (u - 1.0f)) + x_lo;  // 1 + x + x_lo == u + c
   // Split u = 2^k·m with m in [√2/2, √2): offsetting the bit pattern by bits(1) − bits(√2/2)
   // makes the exponent field carry exactly when the mantissa is >= √2/2's, and undoing the
   // offset on the mantissa bits alone gives m.
   constexpr std::uint32_t sqrt_half_bits = 0x3f3504f3u;
-  const std::uint32_t shifted = detail::bits_of(u) + (0x3f800000u - sqrt_half_bits);
+  const std::uint32_t shifted = bits_of(u) + (0x3f800000u - sqrt_half_bits);
   const int k = static_cast<int>(shifted >> 23) - 127;
-  const float m = detail::float_of((shifted & 0x7fffffu) + sqrt_half_bits);
+  const float m = float_of((shifted & 0x7fffffu) + sqrt_half_bits);
   const float f = m - 1.0f;  // exact (Sterbenz)
   const float s = f / (2.0f + f);
   const float z = s * s;
@@ -114,41 +115,111 @@ ORDO_HD inline float log1p_f32(float x) {
   return fmaf(k_f, ln2_hi, f - (hfsq - t));
 }
 
-/// 1/(1 + e^−x). For x >= −80 exactly that expression (e^−x <= 5.6e34 cannot overflow, and for
-/// negative x it is more accurate than e^x/(1 + e^x), which rounds e^x twice into the result).
-/// Below −80, 1 + e^x rounds to 1, so the result is e^x itself (relative error ~e^x, negligible),
-/// which keeps relative accuracy down into the subnormals. sigmoid(+inf) = 1, sigmoid(−inf) = +0.
-ORDO_HD inline float sigmoid_f32(float x) {
+}  // namespace detail
+
+/// e^x: detail::exp_reduced scaled by 2^n with one rounding, so subnormal results are rounded once
+/// and overflow gives +inf as IEEE multiplication does. x > 89 → +inf, x < −104 → +0 (both far
+/// past the float range of e^x), e^±0 = 1, e^−inf = +0.
+ORDO_HD inline float exp_f32(float x) {
   if (detail::is_nan(x)) return x;
-  if (x < -80.0f) return exp_f32(x);
-  return 1.0f / (1.0f + exp_f32(-x));
+  if (x > 89.0f) return detail::float_of(0x7f800000u);
+  if (x < -104.0f) return 0.0f;
+  int n = 0;
+  float lo = 0.0f;
+  const float y = detail::exp_reduced(x, n, lo);
+  return detail::scale_pow2(y, n);
 }
 
-/// x·sigmoid(x) (SwiGLU). For x >= −80 as x/(1 + e^−x) (one rounding fewer than a product). Below
-/// −80 the result is x·e^x, formed as (x·y)·2^n from the reduced exponential so that a subnormal
-/// result is rounded once (scaling e^x first would lose |x|·0.5 subnormal ulps); it is −0 below
-/// about −109 and for −inf (instead of −inf·0 = NaN). silu(±0) = ±0, silu(+inf) = +inf.
+/// ln(1 + x), accurate for tiny x. |x| < 2^-10: the Taylor series to x⁵. Otherwise u = 1 + x is
+/// formed in float and its rounding error c is recovered exactly (Fast2Sum), so ln(1+x) = ln(u) +
+/// c/u to first order. u = 2^k·m with m in [√2/2, √2), f = m − 1, s = f/(2+f):
+/// ln(m) = f − (f²/2 − s·(f²/2 + R(s²))) with R the atanh series 2s²/3 + 2s⁴/5 + 2s⁶/7 + 2s⁸/9
+/// (truncation < 0.02 ulp for |s| <= 0.172), and k·ln2 is added by the final fmaf (exact
+/// product); f, exact, is added last before k·ln2 and the small terms carry the rounding.
+/// Specials: ±0 → ±0, −1 → −inf, < −1 → canonical NaN, +inf → +inf.
+ORDO_HD inline float log1p_f32(float x) {
+  if (detail::is_nan(x)) return x;
+  if (x == 0.0f) return x;  // keeps the sign of zero
+  if (x < -1.0f) return detail::canonical_nan();
+  if (x == -1.0f) return detail::float_of(0xff800000u);
+  if (x == detail::float_of(0x7f800000u)) return x;
+  return detail::log1p_core(x, 0.0f);
+}
+
+namespace detail {
+
+/// 1 + e^−x as 2^n·(s_hi + s_lo), for x in [−80, 40]: with e^−x = (hi + lo)·2^n it is
+/// 2^n·(2^−n + hi + lo), and 2^−n + hi + lo is formed exactly enough (TwoSum) that dividing by it
+/// loses nothing before the final rounding. Returns 2^−n through `scale`.
+ORDO_HD inline void one_plus_exp_neg(float x, float& s_hi, float& s_lo, float& scale) {
+  int n = 0;
+  float lo = 0.0f;
+  const float hi = exp_reduced(-x, n, lo);
+  scale = pow2(-n);  // n in [−58, 116]
+  s_hi = two_sum(scale, hi, s_lo);
+  s_lo += lo;
+}
+
+}  // namespace detail
+
+/// 1/(1 + e^−x), accurate for both signs: 1 + e^−x is kept as a two-float value scaled by 2^n
+/// (so no overflow for negative x and no lost digits in 1 + e^−x), the reciprocal q is refined
+/// with its exact remainder 1 − q·s_hi, and the result is rescaled exactly: one final rounding.
+/// x > 40 → 1 (the true value is within 2^-57 of 1). x < −80 → e^x itself (1 + e^x rounds to 1
+/// there; the relative difference ~e^x is negligible), which stays accurate into the subnormals.
+/// sigmoid(+inf) = 1, sigmoid(−inf) = +0.
+ORDO_HD inline float sigmoid_f32(float x) {
+  if (detail::is_nan(x)) return x;
+  if (x > 40.0f) return 1.0f;
+  if (x < -80.0f) return exp_f32(x);
+  float s_hi = 0.0f, s_lo = 0.0f, scale = 0.0f;
+  detail::one_plus_exp_neg(x, s_hi, s_lo, scale);
+  const float q = 1.0f / s_hi;
+  const float rem = fmaf(-q, s_hi, 1.0f);  // exact: the remainder of a correctly rounded division
+  const float recip = fmaf(q, fmaf(-q, s_lo, rem), q);  // 1/(s_hi + s_lo)
+  return recip * scale;  // exact: a normal result times a power of two
+}
+
+/// x·sigmoid(x) (SwiGLU) as x/(1 + e^−x) with the same two-float denominator as sigmoid_f32 and
+/// a remainder-corrected quotient, one final rounding. x > 40 → x. |x| < 2^-60 → x/2 (the
+/// neglected x²/4 is below 2^-120 relative). Below −80 the result is x·e^x, formed as
+/// (x·hi)·2^n from the reduced exponential so that a subnormal result is rounded once; it is −0
+/// below −120 and for −inf (instead of −inf·0 = NaN). silu(±0) = ±0, silu(+inf) = +inf.
 ORDO_HD inline float silu_f32(float x) {
   if (detail::is_nan(x)) return x;
+  if (x > 40.0f) return x;
   if (x < -80.0f) {
     if (x < -120.0f) return -0.0f;  // |x|·e^x < 2^-160 there: rounds to −0
     int n = 0;
-    const float y = detail::exp_reduced(x, n);
+    float lo = 0.0f;
+    const float y = detail::exp_reduced(x, n, lo);
     return detail::scale_pow2(x * y, n);
   }
-  return x / (1.0f + exp_f32(-x));
+  if (fabsf(x) < 0x1p-60f) return x * 0.5f;  // also keeps the sign of ±0
+  float s_hi = 0.0f, s_lo = 0.0f, scale = 0.0f;
+  detail::one_plus_exp_neg(x, s_hi, s_lo, scale);
+  const float q = x / s_hi;
+  const float rem = fmaf(-q, s_hi, x);  // exact remainder (q is normal here)
+  const float quotient = q + fmaf(-q, s_lo, rem) / s_hi;  // x/(s_hi + s_lo)
+  return quotient * scale;  // exact: a normal result times a power of two
 }
 
-/// ln(1 + e^x) (router logits). x > 0: x + log1p(e^−x), so no overflow; for x > 20 that sum
-/// already rounds to x (log1p(e^−20) < 2.1e-9 is below half an ulp of 20), so x is returned
-/// directly with the same bits. x < −20: e^x itself (ln(1+e) = e − e²/2 + …, and e/2 < 1.1e-9 is
-/// far below rounding). Otherwise log1p(e^x). softplus(+inf) = +inf, softplus(−inf) = +0.
+/// ln(1 + e^x) (router logits), with e^x kept as hi + lo so log1p sees it unrounded.
+/// x > 0: x + log1p(e^−x), so no overflow; for x > 20 that sum already rounds to x
+/// (log1p(e^−20) < 2.1e-9 is below half an ulp of 20), so x is returned directly with the same
+/// bits. x < −20: e^x itself (ln(1+e) = e − e²/2 + …, and e/2 < 1.1e-9 is far below rounding).
+/// Otherwise log1p(e^x). softplus(+inf) = +inf, softplus(−inf) = +0, softplus(±0) = ln 2.
 ORDO_HD inline float softplus_f32(float x) {
   if (detail::is_nan(x)) return x;
   if (x > 20.0f) return x;
   if (x < -20.0f) return exp_f32(x);
-  if (x > 0.0f) return x + log1p_f32(exp_f32(-x));
-  return log1p_f32(exp_f32(x));
+  const bool positive = x > 0.0f;
+  int n = 0;
+  float lo = 0.0f;
+  const float hi = detail::exp_reduced(positive ? -x : x, n, lo);
+  const float scale = detail::pow2(n);  // n in [−29, 0]: both products below stay normal
+  const float l = detail::log1p_core(hi * scale, lo * scale);
+  return positive ? x + l : l;
 }
 
 /// Correctly rounded square root (the IEEE operation). Specials are handled before sqrtf so no

@@ -106,3 +106,25 @@ TEST(tokenizer_parity, ids_and_decoding_match_the_javascript_oracle) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(tokenizer_parity, ds4_vocabulary_encodes_like_the_oracle_vocabulary) {
+  // DS4's vocabulary is the oracle's plus <think>, </think>, ｜DSML｜ and padding: on text without
+  // those strings both must give the same ids (so the oracle parity carries over to DS4).
+  if (!fs::exists(oracle_pkg / "models/tokenizer.json")) {
+    std::printf("SKIP: the tokenizer oracle is not unpacked at %s\n", oracle_pkg.c_str());
+    GTEST_SKIP();
+  }
+  const bpe_tokenizer v3(vocab_from_tokenizer_json(oracle_pkg / "models/tokenizer.json"));
+  const bpe_tokenizer ds4(deepseek_vocab_from_tokenizer_json(oracle_pkg / "models/tokenizer.json"));
+  std::size_t compared = 0;
+  for (const std::string& s : read_corpus()) {
+    if (s.find("think>") != std::string::npos || s.find("｜DSML｜") != std::string::npos) continue;
+    ++compared;
+    EXPECT_EQ(ds4.encode(s, special_tokens::parse), v3.encode(s, special_tokens::parse)) << json(s).dump();
+  }
+  EXPECT_GT(compared, 900u);
+}
+
+}  // namespace

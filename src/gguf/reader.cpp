@@ -111,8 +111,13 @@ value read_array(cursor& c, const std::string& what, std::size_t depth) {
   c.spend_values(count, what);
   std::vector<value> items;
   items.reserve(static_cast<std::size_t>(std::min(count, max_reserve)));
+  // One label for all scalar items (the error names the offset): building "key[i]" for each of
+  // a vocabulary's 129k tokens would cost more than reading them. Nested arrays get an index.
+  const std::string item = what + " item";
   for (uint64_t i = 0; i < count; ++i)
-    items.push_back(read_value(c, et, what + "[" + std::to_string(i) + "]", depth + 1));
+    items.push_back(et == value_type::array
+                        ? read_value(c, et, what + "[" + std::to_string(i) + "]", depth + 1)
+                        : read_value(c, et, item, depth + 1));
   return value::array(et, std::move(items));
 }
 

@@ -82,5 +82,42 @@ TEST(gguf_corpus, committed_cases_match_the_generator) {
   }
 }
 
+// Deterministic mutations of the valid seeds: every prefix and every single-bit flip must load
+// or throw gguf::error. A prefix that cuts into the header or tensor data must throw.
+TEST(gguf_corpus, truncations_and_bit_flips_of_valid_files) {
+  std::size_t parsed = 0;
+  for (const auto& p : corpus_files()) {
+    if (p.filename().string().rfind("ok_", 0) != 0) continue;
+    SCOPED_TRACE(p.filename().string());
+    const auto bytes = slurp(p);
+    const file whole = file::from_bytes(bytes);
+    uint64_t needed = 24;  // the header is always needed
+    for (const auto& t : whole.tensors())
+      needed = std::max<uint64_t>(needed, whole.data_offset() + t.offset + t.nbytes);
+    if (whole.tensors().empty()) needed = bytes.size();  // metadata runs to the end
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      std::vector<std::byte> cut(bytes.begin(), bytes.begin() + std::ptrdiff_t(n));
+      bool loaded = false;
+      try {
+        (void)file::from_bytes(std::move(cut));
+        loaded = true;
+      } catch (const error&) {
+      }
+      if (n < needed) EXPECT_FALSE(loaded) << "prefix of " << n << " bytes loaded";
+      ++parsed;
+    }
+    for (std::size_t bit = 0; bit < bytes.size() * 8; ++bit) {
+      auto flipped = bytes;
+      flipped[bit / 8] ^= std::byte(1u << (bit % 8));
+      try {
+        (void)file::from_bytes(std::move(flipped));
+      } catch (const error&) {
+      }
+      ++parsed;
+    }
+  }
+  EXPECT_GT(parsed, 10000u);
+}
+
 }  // namespace
 }  // namespace ordo::gguf

@@ -9,8 +9,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "ordo/quant/dequant_row.hpp"
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/quantize_q8_0.hpp"
 #include "ordo/quant/random_block.hpp"
@@ -327,4 +330,44 @@ TEST(quant_random_block, deterministic_and_within_scale) {
   check_random_block<q::q4_k>();
   check_random_block<q::q2_k>();
   check_random_block<q::iq2_xxs>();
+}
+
+// ---- dequant_row (run-time dispatch by ggml type id) --------------------------------------------
+
+template <class F>
+void check_dequant_row() {
+  q::splitmix64 rng{600};
+  std::vector<typename F::block> row(8);
+  for (auto& b : row) b = q::random_block<F>(rng, 1.0f);
+  const std::size_t n = row.size() * F::block_elems;
+  std::vector<float> a(n), b(n);
+  q::dequant_row(F::ggml_type, row.data(), a.data(), n);
+  for (std::size_t i = 0; i < row.size(); ++i) F::dequant(row[i], b.data() + i * F::block_elems);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << F::name;
+}
+TEST(quant_dequant_row, dispatches_every_format) {
+  check_dequant_row<q::f32>();
+  check_dequant_row<q::f16>();
+  check_dequant_row<q::bf16>();
+  check_dequant_row<q::q8_0>();
+  check_dequant_row<q::mxfp4>();
+  check_dequant_row<q::q4_k>();
+  check_dequant_row<q::q2_k>();
+  check_dequant_row<q::iq2_xxs>();
+}
+TEST(quant_dequant_row, rejects_unknown_types_and_partial_blocks) {
+  float out[256];
+  const q::q4_k::block blk{};
+  try {
+    q::dequant_row(2, &blk, out, 32);  // Q4_0
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("ggml type 2"), std::string::npos) << e.what();
+  }
+  try {
+    q::dequant_row(12, &blk, out, 100);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("q4_k"), std::string::npos) << e.what();
+  }
 }

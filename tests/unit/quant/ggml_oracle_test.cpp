@@ -17,6 +17,7 @@
 #include "ggml.h"
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/q8_k.hpp"
+#include "ordo/quant/quantize_mxfp4.hpp"
 #include "ordo/quant/quantize_q8_0.hpp"
 #include "ordo/quant/random_block.hpp"
 
@@ -232,6 +233,26 @@ TEST(ggml_oracle, q8_0_weight_quantizer_matches_ggml_bytes) {
   for (std::size_t b = 0; b < ours.size(); ++b)
     ASSERT_EQ(std::memcmp(&ours[b], &theirs[b], sizeof(q::q8_0::block)), 0)
         << "q8_0 block " << b << ": d ours " << hex(ours[b].d) << " ggml " << hex(theirs[b].d);
+}
+
+TEST(ggml_oracle, mxfp4_weight_quantizer_matches_ggml_bytes) {
+  constexpr std::size_t rows = 64, n_per_row = 1024;
+  auto x = quantizer_inputs(rows, n_per_row, 32);
+  // Blocks whose amax sits just below, at and just above a power of two, where the exponent
+  // choice floor(log2f(amax)) is decided by log2f's last bit.
+  q::splitmix64 rng{33};
+  for (std::size_t g = 0; g < x.size(); g += 32 * 5) {
+    const float p = std::ldexp(1.0f, static_cast<int>(rng() % 40u) - 20);
+    const float picks[3] = {std::nextafter(p, 0.0f), p, std::nextafter(p, 2.0f * p)};
+    for (std::size_t i = g; i < g + 32; ++i) x[i] = std::fmin(std::fabs(x[i]), p * 0.999f) * (x[i] < 0 ? -1.0f : 1.0f);
+    x[g + rng() % 32] = picks[rng() % 3] * ((rng() & 1u) ? 1.0f : -1.0f);  // the block's amax
+  }
+  const auto theirs = ggml_quantize<q::mxfp4>(x, rows, n_per_row);
+  std::vector<q::mxfp4::block> ours(theirs.size());
+  q::quantize_mxfp4_row(x.data(), ours.data(), x.size());
+  for (std::size_t b = 0; b < ours.size(); ++b)
+    ASSERT_EQ(std::memcmp(&ours[b], &theirs[b], sizeof(q::mxfp4::block)), 0)
+        << "mxfp4 block " << b << ": e ours " << int{ours[b].e} << " ggml " << int{theirs[b].e};
 }
 
 namespace {

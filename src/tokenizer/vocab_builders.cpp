@@ -105,19 +105,22 @@ vocab vocab_from_tokenizer_json(const std::filesystem::path& path) {
 }
 
 vocab deepseek_vocab_from_tokenizer_json(const std::filesystem::path& path) {
-  vocab v = vocab_from_tokenizer_json(path);
+  return deepseek_vocab_from(vocab_from_tokenizer_json(path), path.string());
+}
+
+vocab deepseek_vocab_from(vocab v, const std::string& source) {
   const std::pair<std::size_t, std::string_view> additions[] = {
       {128798, ds4::think_open}, {128799, ds4::think_close}, {128794, ds4::dsml}};
   for (const auto& [id, text] : additions) {
     if (id < v.tokens.size() && v.types[id] != token_type::unused &&
         v.tokens[id].rfind("<｜place▁holder▁no▁", 0) != 0 && v.tokens[id] != text)
-      throw error(path.string() + ": DS4 puts '" + std::string(text) + "' at id " + std::to_string(id) +
+      throw error(source + ": DS4 puts '" + std::string(text) + "' at id " + std::to_string(id) +
                   " but that id already holds '" + v.tokens[id] + "'");
     // Not special-looking, so user-defined, as llama.cpp's converter types them.
     place(v, id, std::string(text), token_type::user_defined);
   }
   if (v.tokens.size() > std::size_t(ds4::vocab_size))
-    throw error(path.string() + ": " + std::to_string(v.tokens.size()) + " tokens do not fit DS4's " +
+    throw error(source + ": " + std::to_string(v.tokens.size()) + " tokens do not fit DS4's " +
                 std::to_string(ds4::vocab_size));
   pad_vocab(v, std::size_t(ds4::vocab_size));
   return v;

@@ -20,6 +20,8 @@ vocab vocab_from_tokenizer_json(const std::filesystem::path& tokenizer_json);
 /// `｜DSML｜` at 128794 (an ordo choice: its real id is not in our sources; engines look it up by
 /// string), padded with "[PAD<id>]" unused entries to 129,280. gpt2 / joyai-llm, BOS 0, EOS 1.
 vocab deepseek_vocab_from_tokenizer_json(const std::filesystem::path& tokenizer_json);
+/// The same from an already loaded DeepSeek-V3 vocabulary (`source` names it in errors).
+vocab deepseek_vocab_from(vocab v3, const std::string& source);
 
 /// The minimal vocabulary for tiny models: ids 0..255 the byte tokens (in byte order), then the
 /// seven DS4 prompt tokens as control tokens (BOS 256, EOS 257, <｜User｜>, <｜Assistant｜>,

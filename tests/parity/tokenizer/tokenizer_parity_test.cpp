@@ -59,6 +59,16 @@ std::vector<json> run_oracle(std::string& why) {
   return out;
 }
 
+/// The oracle's own vocabulary, parsed once (the JSON is 7.8 MB).
+const vocab& oracle_vocab() {
+  static const vocab v = vocab_from_tokenizer_json(oracle_pkg / "models/tokenizer.json");
+  return v;
+}
+const bpe_tokenizer& oracle_vocab_tokenizer() {
+  static const bpe_tokenizer tok(oracle_vocab());
+  return tok;
+}
+
 std::string show(const std::vector<int32_t>& ids) {
   std::string s = "[";
   for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
@@ -76,7 +86,7 @@ TEST(tokenizer_parity, ids_and_decoding_match_the_javascript_oracle) {
   ASSERT_GE(corpus.size(), 1000u) << corpus_path;
   ASSERT_EQ(expected.size(), corpus.size()) << "the oracle printed one line per corpus string";
 
-  const bpe_tokenizer tok(vocab_from_tokenizer_json(oracle_pkg / "models/tokenizer.json"));
+  const bpe_tokenizer& tok = oracle_vocab_tokenizer();
   int failures = 0;
   std::size_t tokens = 0;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
@@ -116,8 +126,8 @@ TEST(tokenizer_parity, ds4_vocabulary_encodes_like_the_oracle_vocabulary) {
     std::printf("SKIP: the tokenizer oracle is not unpacked at %s\n", oracle_pkg.c_str());
     GTEST_SKIP();
   }
-  const bpe_tokenizer v3(vocab_from_tokenizer_json(oracle_pkg / "models/tokenizer.json"));
-  const bpe_tokenizer ds4(deepseek_vocab_from_tokenizer_json(oracle_pkg / "models/tokenizer.json"));
+  const bpe_tokenizer& v3 = oracle_vocab_tokenizer();
+  const bpe_tokenizer ds4(deepseek_vocab_from(oracle_vocab(), "tokenizer.json"));
   std::size_t compared = 0;
   for (const std::string& s : read_corpus()) {
     if (s.find("think>") != std::string::npos || s.find("｜DSML｜") != std::string::npos) continue;

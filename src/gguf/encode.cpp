@@ -55,7 +55,8 @@ void put_value(byte_sink& s, const value& v) {
 }
 
 // Mirrors the reader's array checks (item types, nesting depth) so written files always load.
-void check_value(const std::string& what, const value& v, std::size_t depth) {
+void check_value(const std::string& what, const value& v, std::size_t depth, uint64_t& values) {
+  ++values;
   if (!v.is_array()) return;
   if (depth >= max_array_depth)
     throw error(what + ": arrays nested deeper than " + std::to_string(max_array_depth) + " levels");
@@ -64,7 +65,7 @@ void check_value(const std::string& what, const value& v, std::size_t depth) {
     if (a.items[i].type() != a.element_type)
       throw error(what + ": array of " + to_string(a.element_type) + " has item " +
                   std::to_string(i) + " of type " + to_string(a.items[i].type()));
-    check_value(what, a.items[i], depth + 1);
+    check_value(what, a.items[i], depth + 1, values);
   }
 }
 
@@ -75,6 +76,7 @@ uint32_t validate_for_write(const std::string& name, const std::vector<key_value
   auto fail = [&](const std::string& what) { throw error(name + ": " + what); };
   uint32_t alignment = default_alignment;
   std::set<std::string_view> keys;
+  uint64_t values = 0;
   for (const auto& kv : metadata) {
     const std::string what = "metadata key '" + kv.key + "'";
     if (kv.key.empty()) fail("empty metadata key");
@@ -82,7 +84,7 @@ uint32_t validate_for_write(const std::string& name, const std::vector<key_value
     if (!is_valid_utf8(kv.key)) fail(what + ": key is not valid UTF-8");
     if (!keys.insert(kv.key).second) fail("duplicate " + what);
     try {
-      check_value(what, kv.val, 0);
+      check_value(what, kv.val, 0, values);
     } catch (const error& e) {
       fail(e.what());
     }
@@ -94,6 +96,9 @@ uint32_t validate_for_write(const std::string& name, const std::vector<key_value
         fail(what + " = " + std::to_string(alignment) + " is not a power of two");
     }
   }
+  if (values > max_metadata_values)
+    fail("metadata holds " + std::to_string(values) + " values (arrays included), more than the " +
+         std::to_string(max_metadata_values) + " a reader accepts");
   std::set<std::string_view> names;
   for (const auto& t : tensors) {
     const std::string what = "tensor '" + t.name + "'";

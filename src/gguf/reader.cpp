@@ -22,10 +22,6 @@ constexpr uint64_t max_key_bytes = 65535;
 // allocation so that a corrupt count cannot request more memory than the file could describe.
 constexpr uint64_t min_kv_bytes = 8 + 4 + 1;                // key length, type, smallest value
 constexpr uint64_t min_tensor_info_bytes = 8 + 4 + 8 + 4 + 8;  // name len, n_dims, ne0, type, offset
-// Most metadata values (array items included) one file may hold. The DS4 vocabulary and merges
-// are ~260k; the bound keeps a corrupt count in a 150 GB file from parsing gigabytes of tensor
-// data as metadata (each value costs ~40 bytes of memory).
-constexpr uint64_t max_metadata_values = uint64_t{1} << 24;
 // Vectors are reserved at most this far ahead of what has actually been read.
 constexpr uint64_t max_reserve = 4096;
 

@@ -111,6 +111,10 @@ inline constexpr std::size_t max_dims = 4;
 inline constexpr std::size_t max_tensor_name_bytes = 63;
 /// Deepest nesting of metadata arrays the reader accepts (an array of arrays is depth 2).
 inline constexpr std::size_t max_array_depth = 8;
+/// Most metadata values (each key's value, each array item, nested items too) one file may hold.
+/// The DS4 vocabulary and merges are ~260k; the bound keeps a corrupt count in a 150 GB file from
+/// parsing gigabytes of tensor data as metadata (each value costs ~40 bytes of memory).
+inline constexpr uint64_t max_metadata_values = uint64_t{1} << 24;
 /// Alignment of the tensor data section when `general.alignment` is absent.
 inline constexpr uint32_t default_alignment = 32;
 

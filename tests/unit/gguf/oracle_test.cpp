@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "ggml.h"
 #include "gguf.h"
+#include "gguf_cases.hpp"
 #include "ordo/model/gguf.hpp"
 
 namespace ordo::gguf {
@@ -238,6 +240,39 @@ TEST(gguf_oracle, ordo_reads_what_ggml_writes_and_writes_the_same_bytes) {
         << "ordo's writer and ggml's differ for the same content";
   }
   std::filesystem::remove(path);
+}
+
+// Which hand-built images ggml accepts. ordo rejects every bad_* case; ggml agrees except for the
+// rules ordo adds on purpose (listed), and loads every ok_* case except what it does not support.
+TEST(gguf_oracle, ggml_agrees_on_the_hand_built_cases_except_listed_strictness) {
+  ggml_log_set([](enum ggml_log_level, const char*, void*) {}, nullptr);  // expected rejections
+  const std::set<std::string> ordo_stricter{
+      "bad_key_utf8",           // ggml does not check UTF-8
+      "bad_key_overlong_utf8",
+      "bad_tensor_name_utf8",
+      "bad_bool",               // ggml reads any non-zero byte as true
+      "bad_version_2",          // ggml still reads v2; ordo reads v3 only (ds4-model §8.1)
+      "bad_n_dims_0",           // ggml takes 0 dims as a 1-element tensor; its writer never emits it
+      "bad_tensor_name_empty",  // ggml allows empty names
+      "bad_data_past_end",      // ggml's no_alloc parse does not look at the data section
+      // ggml bug: ne = [2^32, 2^32] wraps ggml_nelements to 0, which skips its overflow check.
+      "bad_size_overflow",
+  };
+  const std::set<std::string> ggml_unsupported{
+      "ok_nested_array",          // ggml rejects arrays of arrays
+      "ok_tensors_out_of_order",  // ggml wants offsets packed in table order
+  };
+  std::set<std::string> accepted_bad, rejected_ok;
+  for (const auto& c : test::gguf_cases()) {
+    gguf_context* g = gguf_init_from_buffer(c.bytes.data(), c.bytes.size(), {true, nullptr});
+    const bool ggml_ok = g != nullptr;
+    if (g) gguf_free(g);
+    if (c.expect_error.empty() && !ggml_ok) rejected_ok.insert(c.name);
+    if (!c.expect_error.empty() && ggml_ok) accepted_bad.insert(c.name);
+  }
+  ggml_log_set(nullptr, nullptr);
+  EXPECT_EQ(accepted_bad, ordo_stricter);
+  EXPECT_EQ(rejected_ok, ggml_unsupported);
 }
 
 }  // namespace

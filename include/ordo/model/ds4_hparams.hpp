@@ -339,12 +339,16 @@ ds4_hparams ds4_read_hparams(const Meta& meta, ds4_naming naming, std::string_vi
 }
 
 /// The `deepseek4.*` metadata of `h` (plus general.architecture) in a stable order.
+/// Per-layer arrays get exactly block_count entries: llama.cpp rejects a `swiglu_clamp_exp` of
+/// any other length, so with ds4 naming (MTP in its own file) they cover the main layers only.
 inline std::vector<gguf::key_value> ds4_metadata(const ds4_hparams& h, ds4_naming naming) {
+  ds4_hparams blocks = h;
+  if (naming == ds4_naming::ds4) blocks.n_mtp = 0;
   std::vector<gguf::key_value> kv;
   kv.push_back({"general.architecture", gguf::value::string(std::string(ds4_arch))});
-  kv.push_back({ds4_key("block_count"), gguf::value::u32(h.n_block(naming))});
-  if (h.n_mtp) kv.push_back({ds4_key("nextn_predict_layers"), gguf::value::u32(h.n_mtp)});
-  for (const ds4_field& f : ds4_fields()) kv.push_back({ds4_key(f.key), f.get(h)});
+  kv.push_back({ds4_key("block_count"), gguf::value::u32(blocks.n_block(naming))});
+  if (blocks.n_mtp) kv.push_back({ds4_key("nextn_predict_layers"), gguf::value::u32(blocks.n_mtp)});
+  for (const ds4_field& f : ds4_fields()) kv.push_back({ds4_key(f.key), f.get(blocks)});
   return kv;
 }
 

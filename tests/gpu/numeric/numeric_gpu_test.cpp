@@ -14,6 +14,7 @@
 #include "ordo/gpu/runtime.hpp"
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
+#include "ordo/numeric/pow2.hpp"
 
 namespace {
 
@@ -22,6 +23,7 @@ namespace num = ordo::numeric;
 enum class op : int {
   exp, log1p, sigmoid, silu, softplus, sqrt, rsqrt,                // float -> float
   f32_to_f16, f32_to_bf16, f32_to_e4m3, f32_to_e2m1,              // float -> code
+  ceil_log2, pow2_ceil,                                            // float -> int / float
   f16_to_f32, bf16_to_f32, e4m3_to_f32, e2m1_to_f32, e8m0_to_f32,  // code -> float
   e8m0_to_f32_half,
   control_device_pass,  // 1 in the device pass, 0 on the host: must mismatch everywhere
@@ -47,6 +49,8 @@ constexpr op_info ops[] = {
     {op::f32_to_bf16, "f32_to_bf16", false, 0, -1e6f, 1e6f},
     {op::f32_to_e4m3, "f32_to_e4m3", false, 0, -500.0f, 500.0f},
     {op::f32_to_e2m1, "f32_to_e2m1", false, 0, -7.0f, 7.0f},
+    {op::ceil_log2, "ceil_log2", false, 0, 1e-4f / 448.0f, 1e4f},
+    {op::pow2_ceil, "pow2_ceil", false, 0, 1e-4f / 448.0f, 1e4f},
     {op::f16_to_f32, "f16_to_f32", true, 1u << 16, 0, 0},
     {op::bf16_to_f32, "bf16_to_f32", true, 1u << 16, 0, 0},
     {op::e4m3_to_f32, "e4m3_to_f32", true, 256, 0, 0},
@@ -76,6 +80,8 @@ ORDO_HD std::uint32_t evaluate(op o, std::uint32_t in) {
     case op::f32_to_bf16: return num::f32_to_bf16(x);
     case op::f32_to_e4m3: return num::f32_to_e4m3(x);
     case op::f32_to_e2m1: return num::f32_to_e2m1(x);
+    case op::ceil_log2: return static_cast<std::uint32_t>(num::ceil_log2(x));
+    case op::pow2_ceil: return b(num::pow2_ceil(x));
     case op::f16_to_f32: return b(num::f16_to_f32(static_cast<std::uint16_t>(in)));
     case op::bf16_to_f32: return b(num::bf16_to_f32(static_cast<std::uint16_t>(in)));
     case op::e4m3_to_f32: return b(num::e4m3_to_f32(static_cast<std::uint8_t>(in)));
@@ -207,6 +213,7 @@ int run() {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout when piped to a log
   try {
     if (ordo::gpu::device_count() == 0) {
       std::printf("SKIP: no GPU device visible (numeric host/device bit equality not checked)\n");

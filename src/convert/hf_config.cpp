@@ -100,10 +100,10 @@ yarn_params parse_yarn(const reader& r, const json& p) {
 
 }  // namespace
 
-ds4_hparams parse_hf_config(const json& config, const std::string& label) {
+hf_hparams parse_hf_config(const json& config, const std::string& label) {
   const reader r{config, label};
   if (!config.is_object()) r.fail("config is not a JSON object");
-  ds4_hparams hp;
+  hf_hparams hp;
   hp.n_layer = r.u32("num_hidden_layers");
   hp.n_embd = r.u32("hidden_size");
   hp.n_vocab = r.u32("vocab_size");
@@ -215,7 +215,7 @@ ds4_hparams parse_hf_config(const json& config, const std::string& label) {
   return hp;
 }
 
-ds4_hparams read_hf_config(const std::filesystem::path& config_json) {
+hf_hparams read_hf_config(const std::filesystem::path& config_json) {
   const std::string label = config_json.string();
   std::ifstream in(config_json);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open", label));
@@ -235,56 +235,58 @@ std::uint32_t expert_gating_func_id(const std::string& scoring_func) {
   throw std::runtime_error(fmt::format("scoring_func \"{}\" has no ggml gating function id", scoring_func));
 }
 
-std::vector<gguf::key_value> ds4_metadata(const ds4_hparams& hp, const std::string& model_name) {
-  using gguf::value;
-  std::vector<gguf::key_value> kv;
-  const auto put = [&](std::string key, value v) { kv.push_back({std::move(key), std::move(v)}); };
-  const auto arch = [&](const char* key, value v) { put(std::string("deepseek4.") + key, std::move(v)); };
-  put("general.architecture", value::string("deepseek4"));
-  put("general.name", value::string(model_name));
-  arch("block_count", value::u32(hp.n_layer));
-  arch("context_length", value::u32(hp.n_ctx));
-  arch("embedding_length", value::u32(hp.n_embd));
-  arch("vocab_size", value::u32(hp.n_vocab));
-  arch("attention.head_count", value::u32(hp.n_head));
-  arch("attention.head_count_kv", value::u32(hp.n_head_kv));
-  arch("attention.key_length", value::u32(hp.head_dim));
-  arch("attention.value_length", value::u32(hp.head_dim));
-  arch("attention.q_lora_rank", value::u32(hp.q_lora_rank));
-  arch("attention.output_group_count", value::u32(hp.o_groups));
-  arch("attention.output_lora_rank", value::u32(hp.o_lora_rank));
-  arch("attention.sliding_window", value::u32(hp.sliding_window));
-  arch("attention.compress_ratios", value::array_of(hp.compress_ratios));
-  arch("attention.compress_rope_freq_base", value::f32(hp.compress_rope_theta));
-  arch("attention.indexer.head_count", value::u32(hp.index_n_heads));
-  arch("attention.indexer.key_length", value::u32(hp.index_head_dim));
-  arch("attention.indexer.top_k", value::u32(hp.index_topk));
-  arch("attention.layer_norm_rms_epsilon", value::f32(hp.rms_eps));
-  arch("rope.dimension_count", value::u32(hp.n_rot));
-  arch("rope.freq_base", value::f32(hp.rope_theta));
+model::ds4_hparams to_model_hparams(const hf_hparams& hp) {
+  model::ds4_hparams h;
+  h.n_layer = hp.n_layer;
+  h.n_mtp = 0;
+  h.n_embd = hp.n_embd;
+  h.n_vocab = hp.n_vocab;
+  h.context_length = hp.n_ctx;
+  h.n_head = hp.n_head;
+  h.n_head_kv = hp.n_head_kv;
+  h.head_dim = hp.head_dim;
+  h.n_rot = hp.n_rot;
+  h.q_lora_rank = hp.q_lora_rank;
+  h.o_groups = hp.o_groups;
+  h.o_lora_rank = hp.o_lora_rank;
+  h.sliding_window = hp.sliding_window;
+  h.compress_ratios.assign(hp.compress_ratios.begin(), hp.compress_ratios.end());
+  h.indexer_heads = hp.index_n_heads;
+  h.indexer_dim = hp.index_head_dim;
+  h.indexer_top_k = hp.index_topk;
+  h.n_expert = hp.n_expert;
+  h.n_expert_used = hp.n_expert_used;
+  h.n_expert_shared = hp.n_expert_shared;
+  h.n_ff_exp = hp.n_ff_exp;
+  h.n_expert_groups = 0;
+  h.n_group_used = 0;
+  h.hash_layer_count = hp.n_hash_layers;
+  h.expert_weights_norm = hp.norm_topk_prob;
+  h.expert_weights_scale = hp.routed_scaling_factor;
+  h.expert_gating_func = expert_gating_func_id(hp.scoring_func);
+  h.swiglu_clamp_exp.assign(hp.n_layer, hp.swiglu_limit);
+  h.rms_eps = hp.rms_eps;
+  h.hc_count = hp.hc_mult;
+  h.hc_sinkhorn_iters = hp.hc_sinkhorn_iters;
+  h.hc_eps = hp.hc_eps;
+  h.rope_freq_base = hp.rope_theta;
+  h.compress_rope_freq_base = hp.compress_rope_theta;
+  h.rope_scaling_type = "yarn";
   if (hp.yarn.enabled) {
-    arch("rope.scaling.type", value::string("yarn"));
-    arch("rope.scaling.factor", value::f32(hp.yarn.factor));
-    arch("rope.scaling.original_context_length", value::u32(hp.yarn.original_context));
-    arch("rope.scaling.yarn_beta_fast", value::f32(hp.yarn.beta_fast));
-    arch("rope.scaling.yarn_beta_slow", value::f32(hp.yarn.beta_slow));
+    h.rope_scaling_factor = hp.yarn.factor;
+    h.yarn_orig_ctx = hp.yarn.original_context;
+    h.yarn_beta_fast = hp.yarn.beta_fast;
+    h.yarn_beta_slow = hp.yarn.beta_slow;
   } else {
-    arch("rope.scaling.type", value::string("none"));
+    h.rope_scaling_factor = 1.0f;
+    h.yarn_orig_ctx = hp.n_ctx;
   }
-  arch("expert_count", value::u32(hp.n_expert));
-  arch("expert_used_count", value::u32(hp.n_expert_used));
-  arch("expert_shared_count", value::u32(hp.n_expert_shared));
-  arch("expert_feed_forward_length", value::u32(hp.n_ff_exp));
-  arch("expert_group_count", value::u32(0));
-  arch("expert_group_used_count", value::u32(0));
-  arch("expert_weights_norm", value::boolean(hp.norm_topk_prob));
-  arch("expert_weights_scale", value::f32(hp.routed_scaling_factor));
-  arch("expert_gating_func", value::u32(expert_gating_func_id(hp.scoring_func)));
-  arch("hash_layer_count", value::u32(hp.n_hash_layers));
-  arch("swiglu_clamp_exp", value::array_of(std::vector<float>(hp.n_layer, hp.swiglu_limit)));
-  arch("hyper_connection.count", value::u32(hp.hc_mult));
-  arch("hyper_connection.sinkhorn_iterations", value::u32(hp.hc_sinkhorn_iters));
-  arch("hyper_connection.epsilon", value::f32(hp.hc_eps));
+  return h;
+}
+
+std::vector<gguf::key_value> ds4_metadata(const hf_hparams& hp, const std::string& model_name) {
+  auto kv = model::ds4_metadata(to_model_hparams(hp), model::ds4_naming::ds4);
+  kv.insert(kv.begin() + 1, {"general.name", gguf::value::string(model_name)});
   return kv;
 }
 

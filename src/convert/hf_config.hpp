@@ -3,8 +3,8 @@
 /// transformers' `save_pretrained` (`layer_types` + `compress_rates`, `mlp_layer_types`,
 /// `rope_parameters` {main, compress}, `partial_rotary_factor`, ...). Keys that are absent take HF
 /// DeepseekV4Config's defaults (the values HF itself would run with), except the layer schedule,
-/// which must be given. `ds4_metadata` turns the result into the `deepseek4.*` GGUF keys that
-/// ds4 and llama.cpp's deepseek4 loader read (ds4-model §1, §8.2; oracles §1).
+/// which must be given. `ds4_metadata` turns the result into the `deepseek4.*` GGUF keys through
+/// the engine's own table (ordo/model/ds4_hparams.hpp), so what we write is what the loader reads.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ordo/model/ds4_hparams.hpp"
 #include "ordo/model/gguf_value.hpp"
 
 namespace ordo::convert {
@@ -26,7 +27,7 @@ struct yarn_params {
   float beta_slow = 1.0f;
 };
 
-struct ds4_hparams {
+struct hf_hparams {
   std::uint32_t n_layer = 0;
   std::uint32_t n_embd = 0;
   std::uint32_t n_vocab = 0;
@@ -63,14 +64,19 @@ struct ds4_hparams {
 };
 
 /// Parses a config.json object; `label` (the path) prefixes every error.
-ds4_hparams parse_hf_config(const nlohmann::json& config, const std::string& label);
-ds4_hparams read_hf_config(const std::filesystem::path& config_json);
+hf_hparams parse_hf_config(const nlohmann::json& config, const std::string& label);
+hf_hparams read_hf_config(const std::filesystem::path& config_json);
 
 /// ggml's expert gating function id for an HF scoring_func (softmax 1, sigmoid 2,
 /// sqrtsoftplus 4); throws for others.
 std::uint32_t expert_gating_func_id(const std::string& scoring_func);
 
-/// general.* and deepseek4.* metadata for `hp`; `model_name` goes to general.name.
-std::vector<gguf::key_value> ds4_metadata(const ds4_hparams& hp, const std::string& model_name);
+/// The engine's hyperparameter struct for `hp` (ds4 naming: no MTP block in the file). A config
+/// without YaRN becomes YaRN with factor 1, which is plain RoPE (the engine always runs YaRN on
+/// compressed layers; with factor 1 its interpolated and extrapolated frequencies coincide).
+model::ds4_hparams to_model_hparams(const hf_hparams& hp);
+
+/// general.name plus the deepseek4.* metadata of `hp` written by model::ds4_metadata.
+std::vector<gguf::key_value> ds4_metadata(const hf_hparams& hp, const std::string& model_name);
 
 }  // namespace ordo::convert

@@ -34,7 +34,7 @@ std::vector<std::uint64_t> reversed_dims(const shape_t& s) {
 }
 
 // Torch shape each non-routed upstream name must have under `hp` (ds4-model §2, HF modules).
-std::optional<shape_t> expected_shape(std::string_view canonical, const ds4_hparams& hp) {
+std::optional<shape_t> expected_shape(std::string_view canonical, const hf_hparams& hp) {
   const std::int64_t H = hp.n_embd, V = hp.n_vocab, hc = hp.hc_mult, mix = (2 + hc) * hc;
   const std::int64_t hd = hp.head_dim, nh = hp.n_head, ql = hp.q_lora_rank;
   const std::int64_t og = hp.o_groups, ol = hp.o_lora_rank, E = hp.n_expert, I = hp.n_ff_exp;
@@ -109,7 +109,7 @@ struct expert_sources {
 
 class planner {
  public:
-  planner(const checkpoint& ck, const ds4_hparams& hp, const convert_options& opts)
+  planner(const checkpoint& ck, const hf_hparams& hp, const convert_options& opts)
       : ck_(ck), hp_(hp), opts_(opts) {}
 
   conversion_plan run() {
@@ -134,6 +134,12 @@ class planner {
       plan.notes.push_back(fmt::format("skipped {} MTP tensors (mtp.*): ds4 keeps the MTP block in a separate GGUF",
                                        mtp_skipped_));
     for (auto& n : notes_) plan.notes.push_back(std::move(n));
+    try {
+      model::validate(to_model_hparams(hp_));
+    } catch (const model::ds4_error& e) {
+      // Still a valid GGUF for llama.cpp; say why ordo itself would refuse it.
+      plan.notes.push_back(std::string("the ordo engine will not run this model: ") + e.what());
+    }
     return plan;
   }
 
@@ -352,7 +358,7 @@ class planner {
   }
 
   const checkpoint& ck_;
-  const ds4_hparams& hp_;
+  const hf_hparams& hp_;
   const convert_options& opts_;
   std::map<std::string, const st_tensor*> by_canon_;
   std::set<std::string> consumed_;
@@ -371,7 +377,7 @@ std::int64_t planned_tensor::rows() const {
 
 std::int64_t planned_tensor::cols() const { return static_cast<std::int64_t>(dims[0]); }
 
-conversion_plan plan_conversion(const checkpoint& ck, const ds4_hparams& hp, const convert_options& opts) {
+conversion_plan plan_conversion(const checkpoint& ck, const hf_hparams& hp, const convert_options& opts) {
   return planner(ck, hp, opts).run();
 }
 

@@ -57,13 +57,13 @@ struct convert_options {
 };
 
 struct conversion_plan {
-  ds4_hparams hp;
+  hf_hparams hp;
   std::vector<gguf::key_value> metadata;
   std::vector<planned_tensor> tensors;
   std::vector<std::string> notes;  // what was skipped and why (MTP tensors, hash-layer biases)
 };
 
-conversion_plan plan_conversion(const checkpoint& ck, const ds4_hparams& hp, const convert_options& opts);
+conversion_plan plan_conversion(const checkpoint& ck, const hf_hparams& hp, const convert_options& opts);
 
 /// "q8_0" → q8_0 for the types the converter can write in `cls` (throws naming the flag's choices).
 gguf::ggml_type parse_output_type(const std::string& text, tensor_class cls);

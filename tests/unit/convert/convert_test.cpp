@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "convert/run.hpp"
+#include "ordo/model/ds4_model_view.hpp"
 #include "ordo/model/gguf.hpp"
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/quant/mxfp4.hpp"
@@ -175,6 +176,8 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   EXPECT_EQ(f.tensors().size(), fx.expected.size());
   for (const auto& [name, e] : fx.expected) check_tensor(f, name, e, default_type_of(name, e.kind));
   EXPECT_EQ(f.find_tensor("blk.0.exp_probs_b.bias"), nullptr) << "hash layers carry no selection bias";
+  // The engine's loader accepts the file: names, types and shapes per its DS4 tensor map.
+  EXPECT_NO_THROW(model::open_ds4(f, model::ds4_naming::ds4));
   EXPECT_NE(log.str().find("skipped 1 MTP tensors"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("dropped 'layers.0.ffn.gate.bias'"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("blk.2.ffn_gate_exps.weight mxfp4"), std::string::npos) << log.str();
@@ -187,9 +190,9 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   EXPECT_EQ(f.get_u32("deepseek4.context_length"), 1048576u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.head_count"), 2u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.head_count_kv"), 1u);
-  EXPECT_EQ(f.get_u32("deepseek4.attention.key_length"), 64u);
-  EXPECT_EQ(f.get_u32("deepseek4.attention.value_length"), 64u);
-  EXPECT_EQ(f.get_u32("deepseek4.rope.dimension_count"), 16u);
+  EXPECT_EQ(f.get_u32("deepseek4.attention.key_length"), 128u);
+  EXPECT_EQ(f.get_u32("deepseek4.attention.value_length"), 128u);
+  EXPECT_EQ(f.get_u32("deepseek4.rope.dimension_count"), 64u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.q_lora_rank"), 96u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.output_group_count"), 2u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.output_lora_rank"), 32u);
@@ -197,7 +200,7 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   EXPECT_EQ(f.get_array<std::int32_t>("deepseek4.attention.compress_ratios"), (std::vector<std::int32_t>{0, 0, 4, 128}));
   EXPECT_EQ(f.get_f32("deepseek4.attention.compress_rope_freq_base"), 160000.0f);
   EXPECT_EQ(f.get_u32("deepseek4.attention.indexer.head_count"), 2u);
-  EXPECT_EQ(f.get_u32("deepseek4.attention.indexer.key_length"), 32u);
+  EXPECT_EQ(f.get_u32("deepseek4.attention.indexer.key_length"), 128u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.indexer.top_k"), 4u);
   EXPECT_EQ(f.get_u32("deepseek4.expert_count"), 4u);
   EXPECT_EQ(f.get_u32("deepseek4.expert_used_count"), 2u);
@@ -292,9 +295,10 @@ TEST(Convert, HfInMemoryLayoutWithFusedExpertsIsBitExactInF32) {
   EXPECT_EQ(f.tensors().size(), fx.expected.size());
   for (const auto& [name, e] : fx.expected)
     check_tensor(f, name, e, e.kind == src_kind::i64 ? ggml_type::i32 : ggml_type::f32);
+  EXPECT_NO_THROW(model::open_ds4(f, model::ds4_naming::ds4));
   EXPECT_EQ(f.get_array<std::int32_t>("deepseek4.attention.compress_ratios"), (std::vector<std::int32_t>{0, 0, 4, 128}));
   EXPECT_EQ(f.get_u32("deepseek4.hash_layer_count"), 1u);
-  EXPECT_EQ(f.get_u32("deepseek4.rope.dimension_count"), 16u);
+  EXPECT_EQ(f.get_u32("deepseek4.rope.dimension_count"), 64u);
   EXPECT_EQ(f.get_u32("deepseek4.context_length"), 4096u);
   EXPECT_EQ(f.get_string("deepseek4.rope.scaling.type"), "yarn");
   EXPECT_EQ(f.get_u32("deepseek4.rope.scaling.original_context_length"), 65536u);
@@ -387,7 +391,7 @@ TEST(ConvertErrors, MissingShapeUnknownAndDtypeProblemsNameTheTensor) {
       if (e.name == "model.layers.1.attn.wkv.weight") e.shape = {e.shape[1], e.shape[0]};
   });
   m = conversion_error(dir.path);
-  EXPECT_NE(m.find("tensor 'model.layers.1.attn.wkv.weight': shape [256, 64] but config.json implies [64, 256]"),
+  EXPECT_NE(m.find("tensor 'model.layers.1.attn.wkv.weight': shape [256, 128] but config.json implies [128, 256]"),
             std::string::npos) << m;
 
   restore();

@@ -25,7 +25,7 @@ TEST(HfConfig, OfficialSpelling) {
   const auto hp = parse_hf_config(json::parse(testing::official_config(d)), "cfg.json");
   EXPECT_EQ(hp.n_layer, 4u);
   EXPECT_EQ(hp.n_embd, 256u);
-  EXPECT_EQ(hp.n_rot, 16u);
+  EXPECT_EQ(hp.n_rot, 64u);
   EXPECT_EQ(hp.compress_ratios, (std::vector<std::int32_t>{0, 0, 4, 128}));
   EXPECT_EQ(hp.n_hash_layers, 1u);
   EXPECT_EQ(hp.n_expert, 4u);
@@ -52,15 +52,22 @@ TEST(HfConfig, HfSpellingMatchesTheOfficialOne) {
   EXPECT_EQ(a.yarn.beta_slow, b.yarn.beta_slow);
 }
 
-TEST(HfConfig, WithoutRopeScalingCompressedLayersHaveNoYarn) {
+// HF without rope_parameters runs compressed layers with plain RoPE; the file says YaRN with
+// factor 1, which is the same rotation (and what the engine's loader accepts).
+TEST(HfConfig, WithoutRopeScalingCompressedLayersGetYarnFactorOne) {
   auto j = json::parse(testing::hf_config(testing::tiny_dims{}));
   j.erase("rope_parameters");
   const auto hp = parse_hf_config(j, "cfg.json");
   EXPECT_FALSE(hp.yarn.enabled);
   const auto md = ds4_metadata(hp, "x");
-  const auto it = std::find_if(md.begin(), md.end(), [](const auto& kv) { return kv.key == "deepseek4.rope.scaling.type"; });
-  ASSERT_NE(it, md.end());
-  EXPECT_EQ(it->val.as_string(), "none");
+  const auto get = [&](const char* key) {
+    const auto it = std::find_if(md.begin(), md.end(), [&](const auto& kv) { return kv.key == key; });
+    EXPECT_NE(it, md.end()) << key;
+    return it == md.end() ? gguf::value() : it->val;
+  };
+  EXPECT_EQ(get("deepseek4.rope.scaling.type").as_string(), "yarn");
+  EXPECT_EQ(get("deepseek4.rope.scaling.factor").to_f32(), 1.0f);
+  EXPECT_EQ(get("general.name").as_string(), "x");
 }
 
 TEST(HfConfig, ErrorsNameTheFileAndKey) {

@@ -17,12 +17,13 @@
 
 namespace ordo::convert::testing {
 
-// Dims: hidden 256, vocab 64, 4 layers with compress ratios [0, 0, 4, 128], 2 heads × 64 (16
+// Dims: hidden 256, vocab 64, 4 layers with compress ratios [0, 0, 4, 128], 2 heads × 128 (64
 // rotary), q_lora 96 (a partial 128-block for FP8 scales), 2 output groups × 32, 4 experts of width
-// 64 (top-2), 1 shared expert, 1 hash layer, indexer 2 heads × 32, 4 HC streams.
+// 64 (top-2), 1 shared expert, 1 hash layer, indexer 2 heads × 128, 4 HC streams. Small, but
+// within what the ordo engine accepts (model::validate), so open_ds4 can check the result.
 struct tiny_dims {
-  int H = 256, V = 64, L = 4, nh = 2, hd = 64, rot = 16, ql = 96, og = 2, ol = 32, E = 4, used = 2, I = 64;
-  int ih = 2, id = 32, hc = 4, hash = 1;
+  int H = 256, V = 64, L = 4, nh = 2, hd = 128, rot = 64, ql = 96, og = 2, ol = 32, E = 4, used = 2, I = 64;
+  int ih = 2, id = 128, hc = 4, hash = 1;
   std::vector<int> ratios = {0, 0, 4, 128};
 };
 
@@ -288,10 +289,10 @@ inline std::string hf_config(const tiny_dims& d) {
       {"compress_rates", {{"compressed_sparse_attention", 4}, {"heavily_compressed_attention", 128}}},
       {"mlp_layer_types", {"hash_moe", "moe", "moe", "moe"}},
       {"rope_parameters",
-       {{"main", {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", 0.25}}},
+       {{"main", {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", 0.5}}},
         {"compress", {{"rope_type", "yarn"}, {"rope_theta", 160000.0}, {"factor", 16.0},
                       {"original_max_position_embeddings", 65536}, {"beta_fast", 32.0}, {"beta_slow", 1.0},
-                      {"attention_factor", 1.0}, {"partial_rotary_factor", 0.25}}}}},
+                      {"attention_factor", 1.0}, {"partial_rotary_factor", 0.5}}}}},
       {"hc_mult", d.hc}, {"hc_sinkhorn_iters", 20}, {"hc_eps", 1e-6}, {"swiglu_limit", 10.0},
       {"sliding_window", 16}, {"index_n_heads", d.ih}, {"index_head_dim", d.id}, {"index_topk", 4},
       {"rms_norm_eps", 1e-6}, {"tie_word_embeddings", false}, {"torch_dtype", "float32"}};

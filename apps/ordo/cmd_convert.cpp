@@ -1,0 +1,72 @@
+// `ordo convert`: HF safetensors checkpoint → ds4-named GGUF. Thin: option parsing only; the
+// converter lives in src/convert (plan.hpp, run.hpp).
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+
+#include "convert/run.hpp"
+#include "subcommand.hpp"
+
+namespace {
+
+using namespace ordo;
+
+int run_convert(int argc, char** argv) {
+  convert::convert_request req;
+  std::string source, output, config, dense, aux = "f16", experts;
+  bool quiet = false, dry_run = false;
+  CLI::App app{
+      "Convert a DeepSeek V4 HF safetensors checkpoint to a GGUF with ds4 tensor names and deepseek4.* metadata.\n"
+      "Reads the official release layout (FP8 E4M3 weights with 128x128 E8M0 scales, FP4 routed experts with\n"
+      "per-32 E8M0 scales, BF16/F32 others) and HF transformers' DeepseekV4 state dicts (in-memory names with\n"
+      "fused gate_up experts, or save_pretrained's upstream names), one file or a sharded directory.\n"
+      "Hyperparameters come from config.json. FP4 experts become MXFP4 without requantizing (lossless)."};
+  app.add_option("source", source, "checkpoint: a .safetensors file or a directory (model.safetensors.index.json or *.safetensors)")
+      ->required();
+  app.add_option("-o,--out", output, "output GGUF file (written as <out>.partial, renamed when complete)");
+  app.add_option("--config", config, "config.json to read (default: config.json beside the checkpoint)");
+  app.add_option("--dense", dense,
+                 "type of the large projections ds4 stores as Q8_0 (attention, shared experts, output head): "
+                 "q8_0 (default), f16, bf16, f32");
+  app.add_option("--aux", aux,
+                 "type of the tensors ds4 stores as F16 (embedding, hyper-connection, router, compressor, "
+                 "indexer): f16 (default), bf16, f32");
+  app.add_option("--experts", experts,
+                 "routed expert type: mxfp4 (default for FP4 sources; lossless repack), q8_0, f16, bf16, f32 "
+                 "(default for float sources: the --dense type)");
+  app.add_option("--name", req.options.model_name, "general.name to record")->default_val(req.options.model_name);
+  app.add_flag("--dry-run", dry_run, "check the checkpoint and print the tensor plan; write nothing");
+  app.add_flag("-q,--quiet", quiet, "no progress on stderr");
+  CLI11_PARSE(app, argc, argv);
+  if (output.empty() && !dry_run) {
+    std::cerr << "ordo convert: --out is required (or use --dry-run)\n";
+    return 2;
+  }
+  try {
+    req.source = source;
+    req.output = output;
+    if (!config.empty()) req.config = config;
+    const auto type_flag = [](const char* flag, const std::string& text, convert::tensor_class cls) {
+      try {
+        return convert::parse_output_type(text, cls);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string(flag) + ": " + e.what());
+      }
+    };
+    if (!dense.empty()) req.options.dense = type_flag("--dense", dense, convert::tensor_class::dense);
+    req.options.aux = type_flag("--aux", aux, convert::tensor_class::aux);
+    if (!experts.empty()) req.options.experts = type_flag("--experts", experts, convert::tensor_class::routed);
+    req.dry_run = dry_run;
+    const auto plan = convert::convert_checkpoint(req, quiet ? nullptr : &std::cerr);
+    if (dry_run) convert::print_plan(plan, std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "ordo convert: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+ORDO_SUBCOMMAND(convert, "convert a DeepSeek V4 HF safetensors checkpoint (official FP8/FP4 or HF transformers) to GGUF",
+                run_convert);

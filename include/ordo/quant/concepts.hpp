@@ -38,6 +38,23 @@ concept quant_format =
     sizeof(typename F::block) == static_cast<std::size_t>(F::block_bytes) &&
     F::dot_elems % F::block_elems == 0 && F::activation::block_elems == F::dot_elems;
 
+/// A weight format whose dot is an exact integer part plus a float tail (DESIGN §3):
+///   dot_block(w, x) == dot_scale(*w, x.d, dot_int(*w, x))
+/// and dot_int is the sum of dot_int_chunk(w, x, c) over c < int_chunks (32 elements per chunk for
+/// the 256-element formats, the whole block for Q8_0/MXFP4). int_sum is additive and exact, so a
+/// kernel may split the chunks among lanes, compute them with any instruction (dp4a, sudot4, int8
+/// MMA) and combine the integer results in any order before applying dot_scale once.
+template <class F>
+concept integer_dot_format =
+    quant_format<F> && requires(const typename F::block& w, const typename F::activation::block& x,
+                                typename F::int_sum s, float x_d) {
+      { F::int_chunks } -> std::convertible_to<int>;
+      { F::dot_int_chunk(w, x, 0) } -> std::same_as<typename F::int_sum>;
+      { F::dot_int(w, x) } -> std::same_as<typename F::int_sum>;
+      { s + s } -> std::convertible_to<typename F::int_sum>;
+      { F::dot_scale(w, x_d, s) } -> std::same_as<float>;
+    };
+
 /// Number of weight blocks one dot_block call reads.
 template <quant_format F>
 inline constexpr int blocks_per_dot = F::dot_elems / F::block_elems;

@@ -19,6 +19,17 @@ ORDO_HD inline std::int32_t dot_i8(const std::int8_t* a, const std::int8_t* b, i
   return sum;
 }
 
+/// The integer parts of a dot whose format has a per-sub-block min (Q2_K, Q4_K): sumi = Σ scale·
+/// code·x and summ = Σ min·x. Both are plain integer sums, so parts computed over any split of a
+/// block (by chunk, by lane) add up to exactly the same pair.
+struct scaled_min_sums {
+  std::int32_t sumi = 0;
+  std::int32_t summ = 0;
+};
+ORDO_HD constexpr scaled_min_sums operator+(scaled_min_sums a, scaled_min_sums b) {
+  return {a.sumi + b.sumi, a.summ + b.summ};
+}
+
 /// Σ a[i] for i < n, in int32 (block sums of activations, e.g. Q8_K's bsums).
 ORDO_HD inline std::int32_t sum_i8(const std::int8_t* a, int n) {
   std::int32_t sum = 0;

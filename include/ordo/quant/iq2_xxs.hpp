@@ -43,19 +43,21 @@ struct iq2_xxs {
   /// 4-bit scale of sub-block ib.
   static ORDO_HD constexpr int scale(const block& b, int ib) { return static_cast<int>(sign_word(b, ib) >> 28); }
 
-  /// The 256 signed grid values (±8, ±25, ±43) in element order.
-  static ORDO_HD void unpack(const block& b, std::int8_t* out) {
-    for (int ib = 0; ib < 8; ++ib) {
-      const std::uint32_t a0 = index_word(b, ib), a1 = sign_word(b, ib);
-      for (int l = 0; l < 4; ++l) {
-        const std::uint64_t g = iq2xxs_grid_at(static_cast<int>((a0 >> (8 * l)) & 0xffu));
-        const std::uint8_t signs = iq2_signs((a1 >> (7 * l)) & 127u);
-        for (int j = 0; j < 8; ++j) {
-          const int v = static_cast<int>((g >> (8 * j)) & 0xffu);
-          out[32 * ib + 8 * l + j] = static_cast<std::int8_t>((signs >> j) & 1u ? -v : v);
-        }
+  /// The 32 signed grid values (±8, ±25, ±43) of chunk ib = sub-block ib (0..7).
+  static ORDO_HD void unpack_chunk(const block& b, int ib, std::int8_t* out) {
+    const std::uint32_t a0 = index_word(b, ib), a1 = sign_word(b, ib);
+    for (int l = 0; l < 4; ++l) {
+      const std::uint64_t g = iq2xxs_grid_at(static_cast<int>((a0 >> (8 * l)) & 0xffu));
+      const std::uint8_t signs = iq2_signs((a1 >> (7 * l)) & 127u);
+      for (int j = 0; j < 8; ++j) {
+        const int v = static_cast<int>((g >> (8 * j)) & 0xffu);
+        out[8 * l + j] = static_cast<std::int8_t>((signs >> j) & 1u ? -v : v);
       }
     }
+  }
+  /// The 256 signed grid values in element order.
+  static ORDO_HD void unpack(const block& b, std::int8_t* out) {
+    for (int ib = 0; ib < 8; ++ib) unpack_chunk(b, ib, out + 32 * ib);
   }
 
   static ORDO_HD void dequant(const block& b, float* out) {
@@ -77,11 +79,18 @@ struct iq2_xxs {
   using activation = q8_k;
   static constexpr int dot_elems = 256;
 
-  static ORDO_HD std::int32_t dot_int(const block& w, const activation::block& x) {
-    std::int8_t v[256];
-    unpack(w, v);
-    std::int32_t sumi = 0;
-    for (int ib = 0; ib < 8; ++ib) sumi += (2 * scale(w, ib) + 1) * dot_i8(v + 32 * ib, x.qs + 32 * ib, 32);
+  using int_sum = std::int32_t;
+  /// The integer part splits into 8 chunks (sub-blocks of 32); any split of the chunks among lanes,
+  /// summed in any order, gives the same int_sum as dot_int.
+  static constexpr int int_chunks = 8;
+  static ORDO_HD int_sum dot_int_chunk(const block& w, const activation::block& x, int ib) {
+    std::int8_t v[32];
+    unpack_chunk(w, ib, v);
+    return (2 * scale(w, ib) + 1) * dot_i8(v, x.qs + 32 * ib, 32);
+  }
+  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) {
+    int_sum sumi = 0;
+    for (int ib = 0; ib < int_chunks; ++ib) sumi += dot_int_chunk(w, x, ib);
     return sumi;
   }
   static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t sumi) {

@@ -57,11 +57,15 @@ struct mxfp4 {
   using activation = q8_32;
   static constexpr int dot_elems = 32;
 
-  static ORDO_HD std::int32_t dot_int(const block& w, const activation::block& x) {
+  using int_sum = std::int32_t;
+  /// One chunk: the whole 32-element block.
+  static constexpr int int_chunks = 1;
+  static ORDO_HD int_sum dot_int_chunk(const block& w, const activation::block& x, int /*c*/) {
     std::int8_t v[32];
     unpack(w, v);
     return dot_i8(v, x.qs, 32);
   }
+  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) { return dot_int_chunk(w, x, 0); }
   static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t isum) {
     return (numeric::e8m0_to_f32_half(w.e) * x_d) * static_cast<float>(isum);
   }

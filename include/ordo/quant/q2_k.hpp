@@ -36,14 +36,16 @@ struct q2_k {
   };
   static_assert(sizeof(block) == block_bytes);
 
-  /// The 256 2-bit codes (0..3) in element order.
+  /// The 32 2-bit codes (0..3) of chunk c (0..7): elements 32c..32c+31, i.e. half n = c/4, shift
+  /// index s = c%4, sub-blocks 2c (from qs[32n..32n+15]) and 2c+1 (from qs[32n+16..32n+31]).
+  static ORDO_HD void unpack_chunk(const block& b, int c, std::int8_t* out) {
+    const std::uint8_t* q = b.qs + 32 * (c / 4);
+    const int shift = 2 * (c % 4);
+    for (int l = 0; l < 32; ++l) out[l] = static_cast<std::int8_t>((q[l] >> shift) & 3);
+  }
+  /// The 256 codes in element order.
   static ORDO_HD void unpack(const block& b, std::int8_t* out) {
-    for (int n = 0; n < 2; ++n)
-      for (int s = 0; s < 4; ++s)
-        for (int p = 0; p < 2; ++p)
-          for (int l = 0; l < 16; ++l)
-            out[128 * n + 32 * s + 16 * p + l] =
-                static_cast<std::int8_t>((b.qs[32 * n + 16 * p + l] >> (2 * s)) & 3);
+    for (int c = 0; c < 8; ++c) unpack_chunk(b, c, out + 32 * c);
   }
 
   static ORDO_HD void dequant(const block& b, float* out) {
@@ -61,21 +63,24 @@ struct q2_k {
   using activation = q8_k;
   static constexpr int dot_elems = 256;
 
-  struct int_parts {
-    std::int32_t sumi;
-    std::int32_t summ;
-  };
-  static ORDO_HD int_parts dot_int(const block& w, const activation::block& x) {
-    std::int8_t v[256];
-    unpack(w, v);
-    int_parts p{0, 0};
-    for (int j = 0; j < 16; ++j) {
-      p.sumi += (w.scales[j] & 0x0f) * dot_i8(v + 16 * j, x.qs + 16 * j, 16);
-      p.summ += (w.scales[j] >> 4) * std::int32_t{x.bsums[j]};
-    }
+  /// Exact integer parts of the dot (sumi, summ); additive over chunks.
+  using int_sum = scaled_min_sums;
+  /// The integer part splits into 8 chunks of 32 elements (two 16-element sub-blocks each); any
+  /// split of the chunks among lanes, summed in any order, gives the same int_sum as dot_int.
+  static constexpr int int_chunks = 8;
+  static ORDO_HD int_sum dot_int_chunk(const block& w, const activation::block& x, int c) {
+    std::int8_t v[32];
+    unpack_chunk(w, c, v);
+    const int j0 = 2 * c, j1 = 2 * c + 1;
+    return {(w.scales[j0] & 0x0f) * dot_i8(v, x.qs + 16 * j0, 16) + (w.scales[j1] & 0x0f) * dot_i8(v + 16, x.qs + 16 * j1, 16),
+            (w.scales[j0] >> 4) * std::int32_t{x.bsums[j0]} + (w.scales[j1] >> 4) * std::int32_t{x.bsums[j1]}};
+  }
+  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) {
+    int_sum p{};
+    for (int c = 0; c < int_chunks; ++c) p = p + dot_int_chunk(w, x, c);
     return p;
   }
-  static ORDO_HD float dot_scale(const block& w, float x_d, int_parts p) {
+  static ORDO_HD float dot_scale(const block& w, float x_d, int_sum p) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     const float b = numeric::f16_to_f32(w.dmin) * x_d;
     // One fma, so nothing is left for a compiler to contract: the tail has the same bits whether or

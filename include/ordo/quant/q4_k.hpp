@@ -50,13 +50,15 @@ struct q4_k {
       m = (b.scales[j + 4] >> 4) | ((b.scales[j] >> 6) << 4);
     }
   }
-  /// The 256 4-bit codes (0..15) in element order.
+  /// The 32 4-bit codes (0..15) of chunk c = sub-block c (0..7): elements 32c..32c+31.
+  static ORDO_HD void unpack_chunk(const block& b, int c, std::int8_t* out) {
+    const std::uint8_t* q = b.qs + 32 * (c / 2);
+    const int shift = 4 * (c % 2);
+    for (int l = 0; l < 32; ++l) out[l] = static_cast<std::int8_t>((q[l] >> shift) & 0x0f);
+  }
+  /// The 256 codes in element order.
   static ORDO_HD void unpack(const block& b, std::int8_t* out) {
-    for (int c = 0; c < 4; ++c)
-      for (int l = 0; l < 32; ++l) {
-        out[64 * c + l] = static_cast<std::int8_t>(b.qs[32 * c + l] & 0x0f);
-        out[64 * c + 32 + l] = static_cast<std::int8_t>(b.qs[32 * c + l] >> 4);
-      }
+    for (int c = 0; c < 8; ++c) unpack_chunk(b, c, out + 32 * c);
   }
 
   static ORDO_HD void dequant(const block& b, float* out) {
@@ -76,24 +78,24 @@ struct q4_k {
   using activation = q8_k;
   static constexpr int dot_elems = 256;
 
-  /// Exact integer parts of the dot: sumi (scaled code dot) and summ (scaled min term).
-  struct int_parts {
-    std::int32_t sumi;
-    std::int32_t summ;
-  };
-  static ORDO_HD int_parts dot_int(const block& w, const activation::block& x) {
-    std::int8_t v[256];
-    unpack(w, v);
-    int_parts p{0, 0};
-    for (int j = 0; j < 8; ++j) {
-      int sc = 0, m = 0;
-      scale_min(w, j, sc, m);
-      p.sumi += sc * dot_i8(v + 32 * j, x.qs + 32 * j, 32);
-      p.summ += m * (std::int32_t{x.bsums[2 * j]} + std::int32_t{x.bsums[2 * j + 1]});
-    }
+  /// Exact integer parts of the dot (sumi, summ); additive over chunks.
+  using int_sum = scaled_min_sums;
+  /// The integer part splits into 8 chunks of 32 elements (chunk c = sub-block c). Any split of the
+  /// chunks among lanes, summed in any order, gives the same int_sum as dot_int.
+  static constexpr int int_chunks = 8;
+  static ORDO_HD int_sum dot_int_chunk(const block& w, const activation::block& x, int c) {
+    std::int8_t v[32];
+    unpack_chunk(w, c, v);
+    int sc = 0, m = 0;
+    scale_min(w, c, sc, m);
+    return {sc * dot_i8(v, x.qs + 32 * c, 32), m * (std::int32_t{x.bsums[2 * c]} + std::int32_t{x.bsums[2 * c + 1]})};
+  }
+  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) {
+    int_sum p{};
+    for (int c = 0; c < int_chunks; ++c) p = p + dot_int_chunk(w, x, c);
     return p;
   }
-  static ORDO_HD float dot_scale(const block& w, float x_d, int_parts p) {
+  static ORDO_HD float dot_scale(const block& w, float x_d, int_sum p) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     const float b = numeric::f16_to_f32(w.dmin) * x_d;
     // One fma, so nothing is left for a compiler to contract: the tail has the same bits whether or

@@ -36,10 +36,14 @@ struct q8_0 {
   using activation = q8_32;
   static constexpr int dot_elems = 32;
 
-  /// The exact integer part of the dot.
-  static ORDO_HD std::int32_t dot_int(const block& w, const activation::block& x) {
+  using int_sum = std::int32_t;
+  /// One chunk: the whole 32-element block.
+  static constexpr int int_chunks = 1;
+  static ORDO_HD int_sum dot_int_chunk(const block& w, const activation::block& x, int /*c*/) {
     return dot_i8(w.qs, x.qs, 32);
   }
+  /// The exact integer part of the dot.
+  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) { return dot_int_chunk(w, x, 0); }
   /// The float tail applied to dot_int's result.
   static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t isum) {
     return (numeric::f16_to_f32(w.d) * x_d) * static_cast<float>(isum);

@@ -207,6 +207,37 @@ TEST(quant_dot, iq2_xxs) {
   }
 }
 
+// The chunked integer parts, taken in a shuffled order and split between two "lanes", add up to
+// dot_int: the property that lets a kernel distribute a block's integer work.
+template <class F>
+void check_chunks(std::uint64_t seed) {
+  q::splitmix64 rng{seed};
+  for (int c = 0; c < cases; ++c) {
+    const auto w = q::random_block<F>(rng, 1.0f);
+    const auto xs = activations(rng, F::dot_elems);
+    typename F::activation::block x;
+    F::activation::quantize(xs.data(), x);
+    int order[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (int i = F::int_chunks - 1; i > 0; --i) std::swap(order[i], order[rng() % static_cast<std::uint64_t>(i + 1)]);
+    typename F::int_sum lane0{}, lane1{};
+    for (int i = 0; i < F::int_chunks; ++i) {
+      if (i % 2 == 0) lane0 = lane0 + F::dot_int_chunk(w, x, order[i]);
+      else lane1 = lane1 + F::dot_int_chunk(w, x, order[i]);
+    }
+    const typename F::int_sum total = lane1 + lane0;
+    const typename F::int_sum direct = F::dot_int(w, x);
+    ASSERT_EQ(std::memcmp(&total, &direct, sizeof total), 0) << F::name;
+    ASSERT_EQ(bits(F::dot_scale(w, x.d, total)), bits(F::dot_block(&w, x))) << F::name;
+  }
+}
+TEST(quant_dot, integer_chunks_combine_in_any_order) {
+  check_chunks<q::q8_0>(700);
+  check_chunks<q::mxfp4>(701);
+  check_chunks<q::q4_k>(702);
+  check_chunks<q::q2_k>(703);
+  check_chunks<q::iq2_xxs>(704);
+}
+
 TEST(quant_dot, extreme_integer_sums_do_not_overflow) {
   // Largest |codes| everywhere against ±127/-128 activations.
   q::q4_k::block w4{};

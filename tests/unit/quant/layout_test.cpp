@@ -38,6 +38,11 @@ static_assert(q::quant_format<q::f32> && q::quant_format<q::f16> && q::quant_for
 static_assert(q::activation_format<q::act_f32> && q::activation_format<q::q8_32> &&
               q::activation_format<q::q8_k>);
 static_assert(q::blocks_per_dot<q::f16> == 32 && q::blocks_per_dot<q::q8_0> == 1 && q::blocks_per_dot<q::q4_k> == 1);
+static_assert(q::integer_dot_format<q::q8_0> && q::integer_dot_format<q::mxfp4> && q::integer_dot_format<q::q4_k> &&
+              q::integer_dot_format<q::q2_k> && q::integer_dot_format<q::iq2_xxs>);
+static_assert(!q::integer_dot_format<q::f16> && !q::integer_dot_format<q::f32> && !q::integer_dot_format<q::bf16>);
+static_assert(q::q8_0::int_chunks == 1 && q::mxfp4::int_chunks == 1 && q::q4_k::int_chunks == 8 &&
+              q::q2_k::int_chunks == 8 && q::iq2_xxs::int_chunks == 8);
 // A type that lacks the surface is rejected.
 struct not_a_format {
   static constexpr int block_elems = 32;

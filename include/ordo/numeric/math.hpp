@@ -182,7 +182,7 @@ ORDO_HD inline float sigmoid_f32(float x) {
 
 /// x·sigmoid(x) (SwiGLU) as x/(1 + e^−x) with the same two-float denominator as sigmoid_f32 and
 /// a remainder-corrected quotient, one final rounding. x > 40 → x. |x| < 2^-60 → x/2 (the
-/// neglected x²/4 is below 2^-120 relative). Below −80 the result is x·e^x, formed as
+/// neglected x²/4 is below 2^-61 of it). Below −80 the result is x·e^x, formed as
 /// (x·hi)·2^n from the reduced exponential so that a subnormal result is rounded once; it is −0
 /// below −120 and for −inf (instead of −inf·0 = NaN). silu(±0) = ±0, silu(+inf) = +inf.
 ORDO_HD inline float silu_f32(float x) {

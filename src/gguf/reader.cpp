@@ -22,8 +22,9 @@ constexpr uint64_t max_key_bytes = 65535;
 // allocation so that a corrupt count cannot request more memory than the file could describe.
 constexpr uint64_t min_kv_bytes = 8 + 4 + 1;                // key length, type, smallest value
 constexpr uint64_t min_tensor_info_bytes = 8 + 4 + 8 + 4 + 8;  // name len, n_dims, ne0, type, offset
-// Vectors are reserved at most this far ahead of what has actually been read.
-constexpr uint64_t max_reserve = 4096;
+// Vectors are reserved at most this far ahead of what has actually been read (~10 MB of values):
+// enough for a whole DS4 vocabulary at once, small enough that a corrupt count costs nothing.
+constexpr uint64_t max_reserve = uint64_t{1} << 18;
 
 uint64_t scalar_bytes(value_type t) {
   switch (t) {
@@ -46,16 +47,19 @@ class cursor {
 
   [[noreturn]] void fail(const std::string& what) const { throw error(name_ + ": " + what); }
 
-  void need(uint64_t n, const std::string& what) const {
+  // `what` + `suffix` name the field; they are joined only when there is an error to report,
+  // because these run once per vocabulary token.
+  void need(uint64_t n, std::string_view what, std::string_view suffix = {}) const {
     if (n > remaining())
-      fail("truncated file: " + what + " needs " + std::to_string(n) + " bytes at offset " +
+      fail("truncated file: " + std::string(what) + std::string(suffix) + " needs " +
+           std::to_string(n) + " bytes at offset " +
            std::to_string(pos_) + ", only " + std::to_string(remaining()) + " left (file size " +
            std::to_string(b_.size()) + ")");
   }
 
   template <class T>
-  T read(const std::string& what) {
-    need(sizeof(T), what);
+  T read(std::string_view what, std::string_view suffix = {}) {
+    need(sizeof(T), what, suffix);
     T x;
     std::memcpy(&x, b_.data() + pos_, sizeof(T));  // GGUF is little-endian; so are our hosts
     pos_ += sizeof(T);
@@ -71,7 +75,7 @@ class cursor {
   }
 
   std::string read_string(const std::string& what, uint64_t max_len) {
-    const uint64_t len = read<uint64_t>(what + " length");
+    const uint64_t len = read<uint64_t>(what, " length");
     if (len > max_len)
       fail(what + " length " + std::to_string(len) + " exceeds the limit of " +
            std::to_string(max_len) + " bytes (at offset " + std::to_string(pos_ - 8) + ")");

@@ -17,6 +17,7 @@ int run_tokenize(int argc, char** argv) {
   CLI::App app{"print the token ids of a text"};
   std::string model, text, file;
   bool no_special = false, decode = false;
+  std::string whitespace = "unicode";
   app.add_option("-m,--model", model,
                  "model GGUF (tokenizer.ggml.* metadata), or a HF tokenizer.json")->required();
   auto* t = app.add_option("--text", text, "text to tokenize");
@@ -25,6 +26,10 @@ int run_tokenize(int argc, char** argv) {
   app.add_flag("--no-special", no_special,
                "tokenize special-token strings such as <｜User｜> as plain text");
   app.add_flag("--decode", decode, "also print the ids decoded back to text");
+  app.add_option("--regex-whitespace", whitespace,
+                 "what \\s means in the pre-tokenizer: unicode (HF tokenizers, llama.cpp) or ecmascript "
+                 "(the JS tokenizer port); they differ at U+0085 and U+FEFF")
+      ->check(CLI::IsMember({"unicode", "ecmascript"}));
   try {
     app.parse(argc, argv);
     if (!*t && !*f) throw CLI::RequiredError("--text or --file");
@@ -35,7 +40,9 @@ int run_tokenize(int argc, char** argv) {
     std::ifstream in(file, std::ios::binary);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const auto tok = ordo::tokenizer::load_tokenizer(model);
+  const auto tok = ordo::tokenizer::load_tokenizer(
+      model, whitespace == "ecmascript" ? ordo::tokenizer::regex_whitespace::ecmascript
+                                        : ordo::tokenizer::regex_whitespace::unicode);
   const auto mode = no_special ? ordo::tokenizer::special_tokens::plain : ordo::tokenizer::special_tokens::parse;
   const auto ids = tok.encode(text, mode);
   std::string line;

@@ -36,7 +36,8 @@ struct bpe_tokenizer::workspace {
   piece_cache cache;
 };
 
-bpe_tokenizer::bpe_tokenizer(vocab v) : vocab_(std::move(v)), merges_(vocab_.merges.size()) {
+bpe_tokenizer::bpe_tokenizer(vocab v, regex_whitespace ws)
+    : vocab_(std::move(v)), whitespace_(ws), merges_(vocab_.merges.size()) {
   const auto& t = vocab_.tokens;
   if (vocab_.model != "gpt2")
     throw error("tokenizer: tokenizer.ggml.model is '" + vocab_.model + "', only 'gpt2' (byte-level BPE) is supported");
@@ -155,7 +156,7 @@ void bpe_tokenizer::encode_plain(std::string_view text, std::vector<int32_t>& ou
   for (std::size_t begin = 0; begin < text.size();) {
     const std::size_t end = next_safe_cut(text, begin + chunk_bytes);
     ws.pieces.clear();
-    deepseek_pre_tokenize(text.substr(begin, end - begin), ws.pieces, ws.pre);
+    deepseek_pre_tokenize(text.substr(begin, end - begin), ws.pieces, ws.pre, whitespace_);
     begin = end;
     for (std::string_view piece : ws.pieces) {
       const bool cacheable = piece.size() <= max_cached_piece;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tokenizer/merge_table.hpp"
+#include "tokenizer/pre_tokenizer.hpp"
 #include "tokenizer/vocab.hpp"
 
 namespace ordo::tokenizer {
@@ -33,7 +34,9 @@ enum class decode_specials { render, skip };
 
 class bpe_tokenizer {
  public:
-  explicit bpe_tokenizer(vocab v);
+  /// `ws` picks the regex engine semantics of \s (see regex_whitespace): unicode matches HF
+  /// tokenizers (Rust) and llama.cpp, ecmascript the JS oracle, id for id.
+  explicit bpe_tokenizer(vocab v, regex_whitespace ws = regex_whitespace::unicode);
   // Lookups hold views into the owned token strings: moving keeps them valid, copying would not.
   bpe_tokenizer(bpe_tokenizer&&) = default;
   bpe_tokenizer& operator=(bpe_tokenizer&&) = default;
@@ -74,6 +77,7 @@ class bpe_tokenizer {
   std::pair<std::size_t, int32_t> match_special(std::string_view text) const;
 
   vocab vocab_;
+  regex_whitespace whitespace_;
   std::unordered_map<std::string_view, int32_t> ids_;  // views into vocab_.tokens
   merge_table merges_;
   int32_t byte_ids_[256];

@@ -40,11 +40,11 @@ std::vector<gguf::key_value> gguf_metadata(const vocab& v) {
   return kv;
 }
 
-bpe_tokenizer load_tokenizer(const std::filesystem::path& path) {
-  if (path.extension() == ".json") return bpe_tokenizer(vocab_from_tokenizer_json(path));
+bpe_tokenizer load_tokenizer(const std::filesystem::path& path, regex_whitespace ws) {
+  if (path.extension() == ".json") return bpe_tokenizer(vocab_from_tokenizer_json(path), ws);
   const gguf::file f = gguf::file::open(path);
   try {
-    return bpe_tokenizer(vocab_from_gguf(f));
+    return bpe_tokenizer(vocab_from_gguf(f), ws);
   } catch (const error& e) {
     throw error(path.string() + ": " + e.what());
   }

@@ -18,6 +18,6 @@ vocab vocab_from_gguf(const gguf::file& f);
 std::vector<gguf::key_value> gguf_metadata(const vocab& v);
 
 /// A tokenizer from a model GGUF, or from a HF tokenizer.json when `path` ends in ".json".
-bpe_tokenizer load_tokenizer(const std::filesystem::path& path);
+bpe_tokenizer load_tokenizer(const std::filesystem::path& path, regex_whitespace ws = regex_whitespace::unicode);
 
 }  // namespace ordo::tokenizer

@@ -102,14 +102,18 @@ struct splitter {
 }  // namespace
 
 void deepseek_pre_tokenize(std::string_view text, std::vector<std::string_view>& pieces,
-                           pre_tokenizer_scratch& s) {
+                           pre_tokenizer_scratch& s, regex_whitespace ws) {
   s.cps.clear();
   s.flags.clear();
   s.offs.clear();
   for (size_t i = 0; i < text.size();) {
     const utf8_step st = decode_utf8(text, i);
     s.cps.push_back(st.valid ? st.cp : char32_t(0x110000 + st.cp));  // invalid: no class
-    s.flags.push_back(st.valid ? unicode_class(st.cp) : uint8_t{0});
+    uint8_t f = st.valid ? unicode_class(st.cp) : uint8_t{0};
+    // The class table holds ECMAScript \s; Unicode White_Space differs at two code points only.
+    if (ws == regex_whitespace::unicode && (st.cp == 0x85 || st.cp == 0xFEFF) && st.valid)
+      f = st.cp == 0x85 ? uint8_t(f | uclass::space) : uint8_t(f & ~uclass::space);
+    s.flags.push_back(f);
     s.offs.push_back(i);
     i += st.length;
   }
@@ -135,10 +139,10 @@ std::size_t next_safe_cut(std::string_view text, std::size_t from) {
   return text.size();
 }
 
-std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text) {
+std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text, regex_whitespace ws) {
   std::vector<std::string_view> pieces;
   pre_tokenizer_scratch scratch;
-  deepseek_pre_tokenize(text, pieces, scratch);
+  deepseek_pre_tokenize(text, pieces, scratch, ws);
   return pieces;
 }
 

@@ -16,6 +16,14 @@
 
 namespace ordo::tokenizer {
 
+/// What \s means in the third regex. The tokenizer.json regexes are run by different engines
+/// that disagree on exactly two characters: Unicode White_Space (HF `tokenizers` in Rust, which
+/// DeepSeek's own stack and the model's training ran, and llama.cpp) counts U+0085 and not
+/// U+FEFF; ECMAScript (the JS port @lenml/tokenizers) counts U+FEFF and not U+0085. `unicode` is
+/// the default; `ecmascript` reproduces the JS oracle id for id. Both are tested against their
+/// oracles (tests/parity/tokenizer).
+enum class regex_whitespace { unicode, ecmascript };
+
 /// Reusable scratch (decoded code points and their classes) so that splitting allocates nothing
 /// once warm.
 struct pre_tokenizer_scratch {
@@ -26,10 +34,12 @@ struct pre_tokenizer_scratch {
 
 /// Appends the pieces of `text` to `pieces`, in order; their concatenation is `text`.
 void deepseek_pre_tokenize(std::string_view text, std::vector<std::string_view>& pieces,
-                           pre_tokenizer_scratch& scratch);
+                           pre_tokenizer_scratch& scratch,
+                           regex_whitespace ws = regex_whitespace::unicode);
 
 /// Convenience overload with its own scratch.
-std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text);
+std::vector<std::string_view> deepseek_pre_tokenize(std::string_view text,
+                                                    regex_whitespace ws = regex_whitespace::unicode);
 
 /// The first byte offset >= `from` where `text` can be cut so that pre-tokenizing the two parts
 /// separately gives the same pieces as the whole: just after a '\n' that a letter A-Z/a-z

@@ -1,11 +1,11 @@
 /// The Unicode classes the DeepSeek pre-tokenizer regexes ask about (ds4-model.md §9.1), from
 /// ICU's general categories (u_charType): \p{L}, \p{M}, \p{N}, \p{P}, \p{S}; plus \s and the
-/// CJK/kana ranges. \s follows ECMAScript (WhiteSpace + LineTerminator: TAB VT FF SP NBSP ZWNBSP
-/// U+FEFF, every Zs, LF CR LS PS) because the oracle we must match id for id is the tokenizer's
-/// JavaScript implementation. HF `tokenizers` (Rust) uses Unicode White_Space instead, which
-/// differs only at U+0085 (space there, not here) and U+FEFF (space here, not there): on the parity
-/// corpus the Rust and JS tokenizers agree on 1066 of 1084 strings and all 18 differences are
-/// strings with one of those two characters (tests/parity/tokenizer/hf_compare.py).
+/// CJK/kana ranges. The `space` bit is ECMAScript \s (WhiteSpace + LineTerminator: TAB VT FF SP
+/// NBSP ZWNBSP U+FEFF, every Zs, LF CR LS PS), what the tokenizer's JS port uses; Unicode
+/// White_Space (HF `tokenizers` in Rust, llama.cpp) differs only at U+0085 (in) and U+FEFF (out),
+/// which the pre-tokenizer adjusts for regex_whitespace::unicode. On the parity corpus the Rust
+/// and JS tokenizers agree on 1066 of 1084 strings, all 18 differences being strings with one of
+/// those two characters (tests/parity/tokenizer/hf_compare.py, run where `tokenizers` exists).
 /// A table of one flag byte per code point is built once, so classifying costs one load.
 #pragma once
 #include <cstdint>

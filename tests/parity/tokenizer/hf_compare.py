@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Compares HF `tokenizers` (Rust; what DeepSeek's own Python stack uses) with the JS oracle's ids.
+"""Compares HF `tokenizers` (Rust; what DeepSeek's own Python stack uses) with given ids.
 
 Not a CI test (CI has no `tokenizers`); a diagnostic for machines that have it (the device image
-has transformers). ordo matches the JS oracle id for id (tokenizer_parity_test); this shows where
-the JS and Rust implementations of the same tokenizer.json differ, e.g. the regex \\s class.
+has transformers). The ids file has one JSON object per corpus line with a "special" id list:
+the JS oracle's (oracle_encode.js) or ordo's. Measured 2026-11-29: JS vs Rust 1066/1084 identical
+(all differences at U+0085/U+FEFF, the regex \\s class); ordo with regex_whitespace::unicode vs
+Rust 1084/1084.
     node oracle_encode.js <pkg> corpus.jsonl > js.jsonl
     python3 hf_compare.py tokenizer.json corpus.jsonl js.jsonl
 """
@@ -26,7 +28,7 @@ def main():
             diff += 1
             if diff <= 30:
                 print(f"line {i + 1} {json.dumps(text, ensure_ascii=True)}\n  js {want['special']}\n  hf {got}")
-    print(f"{len(corpus) - diff}/{len(corpus)} strings identical between HF tokenizers (Rust) and the JS oracle")
+    print(f"{len(corpus) - diff}/{len(corpus)} strings identical between HF tokenizers (Rust) and {js_path}")
     # Whitespace probes: characters where ECMAScript \s and Unicode White_Space disagree.
     for probe in ["a\u0085b", "a \u0085b", "x\u0085\u0085 y", "a\ufeffb", "a \ufeff b", "a\u180eb", "a\u200bb"]:
         ids = tok.encode(probe, add_special_tokens=False).ids

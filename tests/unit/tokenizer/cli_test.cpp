@@ -55,6 +55,17 @@ TEST_F(tokenize_cli, text_with_and_without_special_tokens) {
   EXPECT_EQ(r.out, "97 60 116 104 105 110 107 62\n");
 }
 
+TEST_F(tokenize_cli, whitespace_semantics_flag) {
+  // No merges in the byte vocabulary, so both give the bytes; the flag must parse and a wrong
+  // value must be refused by name.
+  auto r = run("-m " + model() + " --regex-whitespace ecmascript --text 'a b'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "97 32 98\n");
+  r = run("-m " + model() + " --regex-whitespace perl --text x");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--regex-whitespace"), std::string::npos) << r.out;
+}
+
 TEST_F(tokenize_cli, file_bytes_are_tokenized_verbatim) {
   const fs::path f = dir_ / "in.txt";
   std::ofstream(f, std::ios::binary) << "x\n<｜Assistant｜>";

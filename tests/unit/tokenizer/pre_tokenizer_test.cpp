@@ -79,6 +79,22 @@ TEST(pre_tokenizer, marks_and_other_characters) {
   EXPECT_EQ(split("a\xff"), (pieces{"a", "\xff"}));
 }
 
+TEST(pre_tokenizer, whitespace_semantics_differ_at_u0085_and_ufeff_only) {
+  auto split_as = [](std::string_view s, regex_whitespace ws) {
+    pieces out;
+    for (auto p : deepseek_pre_tokenize(s, ws)) out.emplace_back(p);
+    return out;
+  };
+  // ECMAScript: NEL is \S (spaces back off before it, it stays alone), ZWNBSP is \s.
+  EXPECT_EQ(split_as("a  \u0085", regex_whitespace::ecmascript), (pieces{"a", " ", " ", "\u0085"}));
+  EXPECT_EQ(split_as("a  \ufeff", regex_whitespace::ecmascript), (pieces{"a", "  \ufeff"}));
+  // Unicode White_Space: the other way round.
+  EXPECT_EQ(split_as("a  \u0085", regex_whitespace::unicode), (pieces{"a", "  \u0085"}));
+  EXPECT_EQ(split_as("a  \ufeff", regex_whitespace::unicode), (pieces{"a", " ", " ", "\ufeff"}));
+  // A raw 0x85 byte (invalid UTF-8) is not NEL.
+  EXPECT_EQ(split_as("a  \x85", regex_whitespace::unicode), (pieces{"a", " ", " ", "\x85"}));
+}
+
 namespace {
 // Characters from every class the regexes distinguish, so random strings hit the boundaries.
 const std::vector<std::string> alphabet = {

@@ -5,7 +5,8 @@
 ///   amax = max |x_i| (a plain running max in ascending order; NaN inputs are not supported)
 ///   d    = amax / 127.0f                 (IEEE division)
 ///   id   = amax != 0 ? 127.0f / amax : 0 (IEEE division)
-///   q_i  = clamp(nearest_even(x_i · id), -127, 127)
+///   q_i  = clamp(code_even(x_i · id), -127, 127)  (round half to even; 0 if x_i·id is not finite,
+///                                                  which needs amax < 127/FLT_MAX, see rounding.hpp)
 /// This is not byte-for-byte ggml's quantize_row_q8_0 (which stores d as f16, uses id = 1/d and
 /// rounds half away from zero): the scale stays f32 so activations lose no precision to f16, and
 /// 127/amax maps the largest element exactly to ±127. A dequantized element is d·q_i.
@@ -38,7 +39,7 @@ struct q8_32 {
     out.d = amax / 127.0f;
     const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
     for (int i = 0; i < block_elems; ++i) {
-      int q = nearest_even(x[i] * id);
+      int q = code_even(x[i] * id);
       q = q > 127 ? 127 : (q < -127 ? -127 : q);
       out.qs[i] = static_cast<std::int8_t>(q);
     }

@@ -5,7 +5,8 @@
 ///   m      = the element with the largest |x| (first one on ties; a plain ascending scan)
 ///   all-zero block (max |x| == 0): d = 0, every q = 0, every bsum = 0
 ///   iscale = -127.0f / m
-///   q_i    = min(127, nearest_even(iscale · x_i))   (ggml's nearest_int is RNE)
+///   q_i    = min(127, code_even(iscale · x_i))   (ggml's nearest_int is RNE; a non-finite product,
+///            possible only when |m| < 127/FLT_MAX makes iscale infinite, gives 0 as in ggml)
 ///   bsums[j] = Σ q[16j .. 16j+15]
 ///   d      = 1.0f / iscale
 /// The sign flip (iscale is negative for a positive m) is ggml's: m itself maps to exactly -127.
@@ -51,7 +52,7 @@ struct q8_k {
     }
     const float iscale = -127.0f / max;
     for (int i = 0; i < block_elems; ++i) {
-      int q = nearest_even(iscale * x[i]);
+      int q = code_even(iscale * x[i]);
       q = q > 127 ? 127 : (q < -128 ? -128 : q);
       out.qs[i] = static_cast<std::int8_t>(q);
     }

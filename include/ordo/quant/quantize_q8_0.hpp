@@ -4,10 +4,11 @@
 /// Per block of 32:
 ///   amax = max |x_i|
 ///   d    = amax / 127.0f;  id = d != 0 ? 1.0f / d : 0     (f32, IEEE division)
-///   qs_i = round-half-away-from-zero(x_i · id)            (C roundf, here nearest_away)
+///   qs_i = round-half-away-from-zero(x_i · id)            (C roundf, here code_away: 0 when
+///                                                          id overflowed to inf, as ggml on x86)
 ///   stored d = f32_to_f16(d)                              (RNE)
 /// Note the codes use the f32 d, not the stored f16 one (as ggml does). NaN/inf inputs are not
-/// supported.
+/// supported; blocks with amax below ~127·2^-128 (id = inf) get all-zero codes, like ggml's.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +31,7 @@ ORDO_HD inline void quantize_q8_0_block(const float* x, q8_0::block& out) {
   const float d = amax / 127.0f;
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
   out.d = numeric::f32_to_f16(d);
-  for (int i = 0; i < q8_0::block_elems; ++i) out.qs[i] = static_cast<std::int8_t>(nearest_away(x[i] * id));
+  for (int i = 0; i < q8_0::block_elems; ++i) out.qs[i] = static_cast<std::int8_t>(code_away(x[i] * id));
 }
 
 /// Quantizes a row of `n` floats (`n` a multiple of 32) into n/32 blocks.

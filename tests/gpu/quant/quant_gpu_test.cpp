@@ -74,7 +74,8 @@ std::size_t count_byte_mismatches(const void* a, const void* b, std::size_t item
 }
 
 /// Activation rows: mixed magnitudes 2^[-20, 20], every 16th block all zero, every 16th (offset 8)
-/// block of small integers and halves (exact rounding ties).
+/// block of small integers and halves (exact rounding ties), every 16th (offset 4) block tiny
+/// (2^[-149, -110]: the quantizers' inverse scale can overflow to infinity).
 std::vector<float> activation_rows(std::size_t n, std::uint64_t seed) {
   q::splitmix64 rng{seed};
   std::vector<float> x(n);
@@ -84,6 +85,7 @@ std::vector<float> activation_rows(std::size_t n, std::uint64_t seed) {
     for (std::size_t i = g; i < g + 32; ++i) {
       if (kind == 0) x[i] = 0.0f;
       else if (kind == 8) x[i] = static_cast<float>(static_cast<int>(rng() % 255u) - 127) * 0.5f;
+      else if (kind == 4) x[i] = q::uniform_pm1(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40u) - 149);
       else x[i] = (q::uniform_pm1(rng) + q::uniform01(rng) * 0x1p-20f) * scale;
     }
   }

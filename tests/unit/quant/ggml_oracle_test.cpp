@@ -112,6 +112,18 @@ std::vector<float> quantizer_inputs(std::size_t rows, std::size_t n_per_row, std
   return x;
 }
 
+/// Rows of tiny values: each 32-group's largest magnitude is 2^k, k in [-149, -110], so for many
+/// groups the quantizers' inverse scale overflows to infinity (the degenerate path).
+std::vector<float> tiny_inputs(std::size_t rows, std::size_t n_per_row, std::uint64_t seed) {
+  q::splitmix64 rng{seed};
+  std::vector<float> x(rows * n_per_row);
+  for (std::size_t g = 0; g < x.size(); g += 32) {
+    const float scale = std::ldexp(1.0f, static_cast<int>(rng() % 40u) - 149);
+    for (std::size_t i = g; i < g + 32; ++i) x[i] = (rng() % 4u == 0) ? 0.0f : q::uniform_pm1(rng) * scale;
+  }
+  return x;
+}
+
 /// ggml_quantize_chunk of `x` into blocks of F (with an importance matrix where ggml needs one).
 template <class F>
 std::vector<typename F::block> ggml_quantize(const std::vector<float>& x, std::size_t rows, std::size_t n_per_row) {
@@ -226,13 +238,14 @@ TEST(ggml_oracle, random_block_generators_are_valid_for_ggml) {
 // ---- quantizers ---------------------------------------------------------------------------------
 TEST(ggml_oracle, q8_0_weight_quantizer_matches_ggml_bytes) {
   constexpr std::size_t rows = 64, n_per_row = 1024;
-  const auto x = quantizer_inputs(rows, n_per_row, 31);
-  const auto theirs = ggml_quantize<q::q8_0>(x, rows, n_per_row);
-  std::vector<q::q8_0::block> ours(theirs.size());
-  q::quantize_q8_0_row(x.data(), ours.data(), x.size());
-  for (std::size_t b = 0; b < ours.size(); ++b)
-    ASSERT_EQ(std::memcmp(&ours[b], &theirs[b], sizeof(q::q8_0::block)), 0)
-        << "q8_0 block " << b << ": d ours " << hex(ours[b].d) << " ggml " << hex(theirs[b].d);
+  for (const auto& x : {quantizer_inputs(rows, n_per_row, 31), tiny_inputs(rows, n_per_row, 34)}) {
+    const auto theirs = ggml_quantize<q::q8_0>(x, rows, n_per_row);
+    std::vector<q::q8_0::block> ours(theirs.size());
+    q::quantize_q8_0_row(x.data(), ours.data(), x.size());
+    for (std::size_t b = 0; b < ours.size(); ++b)
+      ASSERT_EQ(std::memcmp(&ours[b], &theirs[b], sizeof(q::q8_0::block)), 0)
+          << "q8_0 block " << b << ": d ours " << hex(ours[b].d) << " ggml " << hex(theirs[b].d);
+  }
 }
 
 TEST(ggml_oracle, mxfp4_weight_quantizer_matches_ggml_bytes) {
@@ -258,9 +271,14 @@ TEST(ggml_oracle, mxfp4_weight_quantizer_matches_ggml_bytes) {
 namespace {
 using q8k_fn = void (*)(const float*, void*, int64_t);
 
+void expect_q8_k_matches_on(const std::vector<float>& x, q8k_fn theirs_fn, const char* who);
+
 void expect_q8_k_matches(q8k_fn theirs_fn, const char* who) {
   constexpr std::size_t rows = 64, n_per_row = 1024;
-  const auto x = quantizer_inputs(rows, n_per_row, 41);
+  for (const auto& x : {quantizer_inputs(rows, n_per_row, 41), tiny_inputs(rows, n_per_row, 42)})
+    expect_q8_k_matches_on(x, theirs_fn, who);
+}
+void expect_q8_k_matches_on(const std::vector<float>& x, q8k_fn theirs_fn, const char* who) {
   const std::size_t nb = x.size() / 256;
   std::vector<q::q8_k::block> ours(nb), theirs(nb);
   std::memset(theirs.data(), 0, theirs.size() * sizeof(q::q8_k::block));  // ggml skips bsums of zero blocks

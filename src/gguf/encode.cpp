@@ -81,7 +81,7 @@ uint32_t validate_for_write(const std::string& name, const std::vector<key_value
     const std::string what = "metadata key '" + kv.key + "'";
     if (kv.key.empty()) fail("empty metadata key");
     if (kv.key.size() > 65535) fail(what + ": key longer than 65535 bytes");
-    if (!is_valid_utf8(kv.key)) fail(what + ": key is not valid UTF-8");
+    if (auto why = name_problem(kv.key)) fail(what + ": key " + *why);
     if (!keys.insert(kv.key).second) fail("duplicate " + what);
     try {
       check_value(what, kv.val, 0, values);
@@ -105,7 +105,7 @@ uint32_t validate_for_write(const std::string& name, const std::vector<key_value
     if (t.name.empty()) fail("empty tensor name");
     if (t.name.size() > max_tensor_name_bytes)
       fail(what + ": name longer than " + std::to_string(max_tensor_name_bytes) + " bytes");
-    if (!is_valid_utf8(t.name)) fail(what + ": name is not valid UTF-8");
+    if (auto why = name_problem(t.name)) fail(what + ": name " + *why);
     if (!names.insert(t.name).second) fail("duplicate " + what);
     try {
       (void)tensor_nbytes(t.type, t.dims);

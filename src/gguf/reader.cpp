@@ -209,8 +209,8 @@ void file::impl::parse_header() {
     const uint64_t key_at = c.pos();
     std::string key = c.read_string(where + " key", max_key_bytes);
     if (key.empty()) c.fail(where + ": empty key (at offset " + std::to_string(key_at) + ")");
-    if (!detail::is_valid_utf8(key))
-      c.fail(where + ": key is not valid UTF-8 (at offset " + std::to_string(key_at) + ")");
+    if (auto why = detail::name_problem(key))
+      c.fail(where + ": key " + *why + " (at offset " + std::to_string(key_at) + ")");
     const std::string what = "metadata key '" + key + "'";
     const auto type_id = c.read<uint32_t>(what + " value type");
     const auto t = static_cast<value_type>(type_id);
@@ -242,8 +242,8 @@ void file::impl::parse_header() {
     tensor_info t;
     t.name = c.read_string(where + " name", max_tensor_name_bytes);
     if (t.name.empty()) c.fail(where + ": empty name (at offset " + std::to_string(name_at) + ")");
-    if (!detail::is_valid_utf8(t.name))
-      c.fail(where + ": name is not valid UTF-8 (at offset " + std::to_string(name_at) + ")");
+    if (auto why = detail::name_problem(t.name))
+      c.fail(where + ": name " + *why + " (at offset " + std::to_string(name_at) + ")");
     const std::string what = "tensor '" + t.name + "'";
     const auto n_dims = c.read<uint32_t>(what + " n_dims");
     if (n_dims == 0 || n_dims > max_dims)

@@ -1,6 +1,7 @@
 #include "gguf/utf8.hpp"
 
 #include <cstdint>
+#include <cstdio>
 
 namespace ordo::gguf::detail {
 
@@ -29,6 +30,23 @@ bool is_valid_utf8(std::string_view s) {
     i += len;
   }
   return true;
+}
+
+}  // namespace ordo::gguf::detail
+
+namespace ordo::gguf::detail {
+
+std::optional<std::string> name_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "contains control character 0x%02x at byte %zu", c, i);
+      return std::string(buf);
+    }
+  }
+  if (!is_valid_utf8(s)) return "is not valid UTF-8";
+  return std::nullopt;
 }
 
 }  // namespace ordo::gguf::detail

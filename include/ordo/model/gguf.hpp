@@ -1,10 +1,11 @@
 /// GGUF v3 reader: maps a file read-only and validates it completely before returning, so that
 /// every later access (metadata, tensor table, tensor bytes) is in bounds. Validation names the
 /// problem and where it is: bad magic or version, truncation, counts or lengths larger than the
-/// bytes left, unknown value or ggml types, too deep arrays, duplicate keys or tensor names,
-/// names that are not UTF-8 or too long, ne0 not a multiple of the block size, size overflow,
-/// misaligned offsets, data past the end of the file, overlapping tensors. Including this header
-/// gives the whole GGUF API (value, writer). Implemented in src/gguf (library `ordo_gguf`).
+/// bytes left, unknown value or ggml types, too deep arrays, duplicate keys or tensor names, keys
+/// or names that are empty, not UTF-8, hold control characters or are too long, ne0 not a
+/// multiple of the block size, size overflow, misaligned offsets, data past the end of the file,
+/// overlapping tensors. Including this header gives the whole GGUF API (value, writer).
+/// Implemented in src/gguf (library `ordo_gguf`).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -46,7 +46,8 @@ class writer {
 
   /// Validates metadata (no duplicate keys, array items of the declared type, `general.alignment`
   /// if present a u32 power of two) and the table (names unique, non-empty, UTF-8, at most
-  /// max_tensor_name_bytes; 1..4 dims; ne0 a multiple of the block size), computes the layout,
+  /// max_tensor_name_bytes, no control characters; 1..4 dims; ne0 a multiple of the block size;
+  /// at most max_metadata_values values), computes the layout,
   /// creates `<path>.partial` and writes the header. Throws gguf::error naming the path.
   writer(const std::filesystem::path& path, std::vector<key_value> metadata,
          std::vector<tensor_spec> tensors);

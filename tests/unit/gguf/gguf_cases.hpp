@@ -74,6 +74,10 @@ inline std::vector<gguf_case> gguf_cases() {
       "not valid UTF-8");
   add("bad_key_overlong_utf8", gguf_bytes{}.header(0, 1).str("\xc0\xaf").u32(4).u32(0),
       "not valid UTF-8");
+  add("bad_key_nul", gguf_bytes{}.header(0, 1).str(std::string("deep\0x", 6)).u32(4).u32(0),
+      "contains control character 0x00 at byte 4");
+  add("bad_key_tab", gguf_bytes{}.header(0, 1).str("a\tb").u32(4).u32(0),
+      "contains control character 0x09 at byte 1");
   add("bad_value_type", gguf_bytes{}.header(0, 1).str("k").u32(13).u32(0),
       "unknown value type id 13");
   add("bad_string_len", gguf_bytes{}.header(0, 1).str("k").u32(str).u64(1000).raw("short"),
@@ -113,6 +117,7 @@ inline std::vector<gguf_case> gguf_cases() {
       "length 64 exceeds the limit of 63");
   add("bad_tensor_name_empty", one_tensor("", f32, {4}, 0), "empty name");
   add("bad_tensor_name_utf8", one_tensor("w\xed\xa0\x80", f32, {4}, 0), "not valid UTF-8");
+  add("bad_tensor_name_newline", one_tensor("w\n", f32, {4}, 0), "contains control character 0x0a");
   add("bad_n_dims_0", gguf_bytes{}.header(1, 0).str("t").u32(0).u32(f32).u64(0).fill(16),
       "n_dims = 0");
   add("bad_n_dims_5", gguf_bytes{}.header(1, 0).str("t").u32(5).u64(1).u64(1).u64(1).u64(1).u64(1)

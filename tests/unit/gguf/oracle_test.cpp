@@ -250,6 +250,9 @@ TEST(gguf_oracle, ggml_agrees_on_the_hand_built_cases_except_listed_strictness) 
       "bad_key_utf8",           // ggml does not check UTF-8
       "bad_key_overlong_utf8",
       "bad_tensor_name_utf8",
+      "bad_key_nul",              // ggml keeps the NUL, then every C caller sees "deep"
+      "bad_key_tab",              // ggml does not look at control characters
+      "bad_tensor_name_newline",
       "bad_bool",               // ggml reads any non-zero byte as true
       "bad_version_2",          // ggml still reads v2; ordo reads v3 only (ds4-model §8.1)
       "bad_n_dims_0",           // ggml takes 0 dims as a 1-element tensor; its writer never emits it

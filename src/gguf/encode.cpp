@@ -10,6 +10,9 @@
 namespace ordo::gguf::detail {
 namespace {
 
+// GGUF is little-endian and fields are copied with memcpy: only little-endian hosts are supported.
+static_assert(std::endian::native == std::endian::little);
+
 class byte_sink {
  public:
   template <class T>

@@ -15,6 +15,9 @@
 namespace ordo::gguf {
 namespace {
 
+// GGUF is little-endian and fields are copied with memcpy: only little-endian hosts are supported.
+static_assert(std::endian::native == std::endian::little);
+
 // Longest metadata key (the GGUF spec bounds keys to 65535 bytes).
 constexpr uint64_t max_key_bytes = 65535;
 

@@ -41,6 +41,12 @@ bpe_tokenizer::bpe_tokenizer(vocab v, regex_whitespace ws)
   const auto& t = vocab_.tokens;
   if (vocab_.model != "gpt2")
     throw error("tokenizer: tokenizer.ggml.model is '" + vocab_.model + "', only 'gpt2' (byte-level BPE) is supported");
+  // llama.cpp runs the DeepSeek-V3 regex set for these names; any other pre-tokenizer would
+  // silently give other tokens, so refuse it.
+  static constexpr std::string_view deepseek_pre[] = {"joyai-llm", "deepseek-v3", "hunyuan-dense", "hy_v4"};
+  if (std::find(std::begin(deepseek_pre), std::end(deepseek_pre), vocab_.pre) == std::end(deepseek_pre))
+    throw error("tokenizer: tokenizer.ggml.pre is '" + vocab_.pre +
+                "'; only the DeepSeek-V3 pre-tokenizer is implemented ('joyai-llm', 'deepseek-v3')");
   if (t.empty()) throw error("tokenizer: tokenizer.ggml.tokens is empty");
   if (vocab_.types.empty()) vocab_.types.assign(t.size(), token_type::normal);
   if (vocab_.types.size() != t.size())

@@ -79,6 +79,14 @@ TEST(tokenizer_errors, name_the_merge_or_byte_at_fault) {
     EXPECT_NE(std::string(e.what()).find("byte 32"), std::string::npos) << e.what();
   }
   EXPECT_THROW(bpe_tokenizer(byte_vocab()).decode(std::vector<int32_t>{263}), error);
+  vocab p = byte_vocab();
+  p.pre = "llama-bpe";  // another model's regexes: refused, not silently replaced by DeepSeek's
+  try {
+    bpe_tokenizer tok(p);
+    FAIL() << "expected an error";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("tokenizer.ggml.pre is 'llama-bpe'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(gguf_vocab, metadata_round_trips_through_a_gguf_image) {

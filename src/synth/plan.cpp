@@ -1,6 +1,7 @@
 // Options → hyperparameters → file plans (metadata + typed, shaped, recipe'd tensors).
 #include <stdexcept>
 
+#include "synth/generate.hpp"
 #include "synth/recipe.hpp"
 #include "synth/synth.hpp"
 #include "synth/vocab.hpp"
@@ -40,6 +41,7 @@ std::vector<planned_tensor> plan_tensors(const model::ds4_hparams& h, model::ds4
     t.role = s.role;
     t.layer = s.layer;
     t.init = recipe_for(s.role, s.dims, h);
+    row_bytes(t.spec);  // fail here, naming the tensor, if ne0 is not a whole number of blocks
     out.push_back(std::move(t));
   }
   return out;

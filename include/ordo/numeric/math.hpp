@@ -77,26 +77,18 @@ ORDO_HD inline float two_sum(float a, float b, float& lo) {
   return hi;
 }
 
-/// ln(1 + x + x_lo) for finite x > −1, x != 0, |x_lo| tiny against x (a correction carried by
-/// the caller). |x| < 2^-10: the Taylor series. Otherwise see log1p_f32 for the method; x_lo
-/// simply joins the rounding error of 1 + x.
-ORDO_HD inline float log1p_core(float x, float x_lo) {
-  if (fabsf(x) < 0x1p-10f) {
-    // x + x_lo + (−x²/2 + x³/3 − x⁴/4 + x⁵/5): the series tail is < 2^-41 relative, and only the
-    // final addition rounds at the ulp of the result (the added term is < 2^-11 of x).
-    float q = fmaf(x, 0x1.99999ap-3f, -0.25f);  // −1/4 + x/5
-    q = fmaf(q, x, 0x1.555556p-2f);             // 1/3 + x·(...)
-    q = fmaf(q, x, -0.5f);                      // −1/2 + x·(...)
-    return x + fmaf(x * x, q, x_lo);
-  }
-  const float u = 1.0f + x;  // >= 2^-24: the float just above −1 is −1 + 2^-24
-  const float c = (x >= 1.0f ? 1.0f - (u - x) : x - (u - 1.0f)) + x_lo;  // 1 + x + x_lo == u + c
+/// ln(u + c) + k_extra·ln2 for a normal u > 0 and a correction |c| <= ulp(u) (c/u enters to first
+/// order). u = 2^k·m with m in [√2/2, √2), f = m − 1 (exact), s = f/(2+f):
+/// ln(m) = f − (f²/2 − s·(f²/2 + R(s²))) with R the atanh series 2s²/3 + 2s⁴/5 + 2s⁶/7 + 2s⁸/9
+/// (truncation < 0.02 ulp for |s| <= 0.172); (k + k_extra)·ln2 is added by the final fmaf (exact
+/// product), and f, exact, is added last before it so the small terms carry the rounding.
+ORDO_HD inline float log_reduced(float u, float c, int k_extra) {
   // Split u = 2^k·m with m in [√2/2, √2): offsetting the bit pattern by bits(1) − bits(√2/2)
   // makes the exponent field carry exactly when the mantissa is >= √2/2's, and undoing the
   // offset on the mantissa bits alone gives m.
   constexpr std::uint32_t sqrt_half_bits = 0x3f3504f3u;
   const std::uint32_t shifted = bits_of(u) + (0x3f800000u - sqrt_half_bits);
-  const int k = static_cast<int>(shifted >> 23) - 127;
+  const int k = static_cast<int>(shifted >> 23) - 127 + k_extra;
   const float m = float_of((shifted & 0x7fffffu) + sqrt_half_bits);
   const float f = m - 1.0f;  // exact (Sterbenz)
   const float s = f / (2.0f + f);
@@ -113,6 +105,23 @@ ORDO_HD inline float log1p_core(float x, float x_lo) {
   const float low = fmaf(k_f, ln2_lo, c / u);
   const float t = fmaf(s, hfsq + r, low);
   return fmaf(k_f, ln2_hi, f - (hfsq - t));
+}
+
+/// ln(1 + x + x_lo) for finite x > −1, x != 0, |x_lo| tiny against x (a correction carried by
+/// the caller). |x| < 2^-10: the Taylor series. Otherwise u = 1 + x is formed in float, its
+/// rounding error is recovered exactly (Fast2Sum) and joins x_lo as log_reduced's correction.
+ORDO_HD inline float log1p_core(float x, float x_lo) {
+  if (fabsf(x) < 0x1p-10f) {
+    // x + x_lo + (−x²/2 + x³/3 − x⁴/4 + x⁵/5): the series tail is < 2^-41 relative, and only the
+    // final addition rounds at the ulp of the result (the added term is < 2^-11 of x).
+    float q = fmaf(x, 0x1.99999ap-3f, -0.25f);  // −1/4 + x/5
+    q = fmaf(q, x, 0x1.555556p-2f);             // 1/3 + x·(...)
+    q = fmaf(q, x, -0.5f);                      // −1/2 + x·(...)
+    return x + fmaf(x * x, q, x_lo);
+  }
+  const float u = 1.0f + x;  // >= 2^-24: the float just above −1 is −1 + 2^-24
+  const float c = (x >= 1.0f ? 1.0f - (u - x) : x - (u - 1.0f)) + x_lo;  // 1 + x + x_lo == u + c
+  return log_reduced(u, c, 0);
 }
 
 }  // namespace detail
@@ -132,11 +141,8 @@ ORDO_HD inline float exp_f32(float x) {
 
 /// ln(1 + x), accurate for tiny x. |x| < 2^-10: the Taylor series to x⁵. Otherwise u = 1 + x is
 /// formed in float and its rounding error c is recovered exactly (Fast2Sum), so ln(1+x) = ln(u) +
-/// c/u to first order. u = 2^k·m with m in [√2/2, √2), f = m − 1, s = f/(2+f):
-/// ln(m) = f − (f²/2 − s·(f²/2 + R(s²))) with R the atanh series 2s²/3 + 2s⁴/5 + 2s⁶/7 + 2s⁸/9
-/// (truncation < 0.02 ulp for |s| <= 0.172), and k·ln2 is added by the final fmaf (exact
-/// product); f, exact, is added last before k·ln2 and the small terms carry the rounding.
-/// Specials: ±0 → ±0, −1 → −inf, < −1 → canonical NaN, +inf → +inf.
+/// c/u to first order, with ln(u) from detail::log_reduced (an atanh-series kernel on
+/// m in [√2/2, √2) plus k·ln2). Specials: ±0 → ±0, −1 → −inf, < −1 → canonical NaN, +inf → +inf.
 ORDO_HD inline float log1p_f32(float x) {
   if (detail::is_nan(x)) return x;
   if (x == 0.0f) return x;  // keeps the sign of zero
@@ -144,6 +150,18 @@ ORDO_HD inline float log1p_f32(float x) {
   if (x == -1.0f) return detail::float_of(0xff800000u);
   if (x == detail::float_of(0x7f800000u)) return x;
   return detail::log1p_core(x, 0.0f);
+}
+
+/// ln(x) for x > 0, with the same kernel as log1p (detail::log_reduced); subnormal x is scaled by
+/// 2^24 first and 24·ln2 subtracted inside the kernel's exact k·ln2 step. Specials: ±0 → −inf,
+/// x < 0 → canonical NaN, +inf → +inf, ln(1) = +0.
+ORDO_HD inline float log_f32(float x) {
+  if (detail::is_nan(x)) return x;
+  if (x == 0.0f) return detail::float_of(0xff800000u);
+  if (x < 0.0f) return detail::canonical_nan();
+  if (x == detail::float_of(0x7f800000u)) return x;
+  if (x < 0x1p-126f) return detail::log_reduced(x * 0x1p24f, 0.0f, -24);  // exact scaling
+  return detail::log_reduced(x, 0.0f, 0);
 }
 
 namespace detail {

@@ -9,6 +9,7 @@
 //              sampled   all floats   bound   notes
 //   exp        0.7520    0.7578       0.8     normal results ≤ 0.58 (sampled); worst are subnormal
 //   log1p      0.8198    0.8568       0.9
+//   log        0.8042    0.8535       0.9     same kernel as log1p; subnormal inputs ≤ 0.51
 //   sigmoid    0.7549    0.7578       0.8     [-30, 30]: 0.5766 (sampled)
 //   silu       1.1660    1.3011       1.35    [-30, 30]: 0.5812 (sampled); worst are subnormal
 //   softplus   1.1580    1.1795       1.25    x > 0 rounds log1p, then x + log1p
@@ -145,6 +146,14 @@ TEST(math_accuracy, log1p) {
   check("log1p", in, log1p_f32, [](long double x) { return std::log1p(x); }, 0.9);
 }
 
+TEST(math_accuracy, log) {
+  input_set in;
+  in.uniform(400000, 0.5f, 2.0f);                 // around 1, where ln(x) is small
+  in.log_uniform(400000, -126.0f, 127.99f, 1);    // every normal binade
+  in.log_uniform(200000, -149.0f, -126.0f, 1);    // subnormal inputs
+  check("log", in, log_f32, [](long double x) { return std::log(x); }, 0.9);
+}
+
 TEST(math_accuracy, sigmoid) {
   input_set in;
   in.uniform(500000, -30.0f, 30.0f);  // HC gates
@@ -222,6 +231,7 @@ TEST(math_exhaustive, every_float_when_requested) {
   check_all_floats("exp", exp_f32, [](long double x) { return std::exp(x); }, any_float, 0.8);
   check_all_floats("log1p", log1p_f32, [](long double x) { return std::log1p(x); }, log1p_domain,
                    0.9);
+  check_all_floats("log", log_f32, [](long double x) { return std::log(x); }, positive, 0.9);
   check_all_floats("sigmoid", sigmoid_f32, ref_sigmoid, any_float, 0.8);
   check_all_floats("silu", silu_f32, ref_silu, any_float, 1.35);
   check_all_floats("softplus", softplus_f32, ref_softplus, any_float, 1.25);
@@ -239,6 +249,7 @@ TEST(math_specials, nan_inputs_come_back_unchanged) {
     const float x = from_bits(nan);
     EXPECT_EQ(bits(exp_f32(x)), nan);
     EXPECT_EQ(bits(log1p_f32(x)), nan);
+    EXPECT_EQ(bits(log_f32(x)), nan);
     EXPECT_EQ(bits(sigmoid_f32(x)), nan);
     EXPECT_EQ(bits(silu_f32(x)), nan);
     EXPECT_EQ(bits(softplus_f32(x)), nan);
@@ -273,6 +284,20 @@ TEST(math_specials, log1p) {
   EXPECT_LE(ulp_error(log1p_f32(std::numeric_limits<float>::max()),
                       std::log1p(static_cast<long double>(std::numeric_limits<float>::max()))),
             1.0);
+}
+
+TEST(math_specials, log) {
+  EXPECT_EQ(bits(log_f32(1.0f)), 0u);
+  EXPECT_EQ(bits(log_f32(0.0f)), bits(-inf));
+  EXPECT_EQ(bits(log_f32(-0.0f)), bits(-inf));
+  EXPECT_EQ(bits(log_f32(-1.0f)), canonical_nan);
+  EXPECT_EQ(bits(log_f32(-inf)), canonical_nan);
+  EXPECT_EQ(bits(log_f32(inf)), bits(inf));
+  // ln(2^-149) = -103.2789...: the smallest subnormal goes through the 2^24 prescale.
+  EXPECT_LE(ulp_error(log_f32(0x1p-149f), std::log(static_cast<long double>(0x1p-149f))), 0.5);
+  EXPECT_LE(ulp_error(log_f32(std::numeric_limits<float>::max()),
+                      std::log(static_cast<long double>(std::numeric_limits<float>::max()))),
+            0.5);
 }
 
 TEST(math_specials, sigmoid_silu_softplus) {

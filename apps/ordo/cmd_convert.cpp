@@ -13,7 +13,7 @@ using namespace ordo;
 
 int run_convert(int argc, char** argv) {
   convert::convert_request req;
-  std::string source, output, config, dense, aux = "f16", experts;
+  std::string source, output, config, dense, aux = "f16", experts, vocab = "auto", tokenizer_json;
   bool quiet = false, dry_run = false;
   CLI::App app{
       "Convert a DeepSeek V4 HF safetensors checkpoint to a GGUF with ds4 tensor names and deepseek4.* metadata.\n"
@@ -34,6 +34,14 @@ int run_convert(int argc, char** argv) {
   app.add_option("--experts", experts,
                  "routed expert type: mxfp4 (default for FP4 sources; lossless repack), q8_0, f16, bf16, f32 "
                  "(default for float sources: the --dense type)");
+  app.add_option("--vocab", vocab,
+                 "tokenizer section: auto (tokenizer.json from --tokenizer-json or beside the checkpoint, else "
+                 "none), json (exactly --tokenizer-json), deepseek (DS4's vocabulary from a DeepSeek-V3 "
+                 "tokenizer.json, default the oracle's), bytes (byte tokens, for tiny models), none; padded to "
+                 "vocab_size")
+      ->default_val(vocab)
+      ->check(CLI::IsMember({"auto", "json", "deepseek", "bytes", "none"}));
+  app.add_option("--tokenizer-json", tokenizer_json, "tokenizer.json for --vocab auto|json|deepseek");
   app.add_option("--name", req.options.model_name, "general.name to record")->default_val(req.options.model_name);
   app.add_flag("--dry-run", dry_run, "check the checkpoint and print the tensor plan; write nothing");
   app.add_flag("-q,--quiet", quiet, "no progress on stderr");
@@ -56,6 +64,8 @@ int run_convert(int argc, char** argv) {
     if (!dense.empty()) req.options.dense = type_flag("--dense", dense, convert::tensor_class::dense);
     req.options.aux = type_flag("--aux", aux, convert::tensor_class::aux);
     if (!experts.empty()) req.options.experts = type_flag("--experts", experts, convert::tensor_class::routed);
+    req.options.vocab.source = convert::parse_vocab_source(vocab);
+    if (!tokenizer_json.empty()) req.options.vocab.tokenizer_json = tokenizer_json;
     req.dry_run = dry_run;
     const auto plan = convert::convert_checkpoint(req, quiet ? nullptr : &std::cerr);
     if (dry_run) convert::print_plan(plan, std::cout);

@@ -117,6 +117,10 @@ class planner {
     conversion_plan plan;
     plan.hp = hp_;
     plan.metadata = ds4_metadata(hp_, opts_.model_name);
+    std::string vocab_note;
+    for (auto& kv : vocab_section(opts_.vocab, ck_.directory(), hp_.n_vocab, vocab_note))
+      plan.metadata.push_back(std::move(kv));
+    notes_.push_back(std::move(vocab_note));
     for (auto g : kGlobalOrder) plan_plain(plan, std::string(g), -1);
     for (int L = 0; L < static_cast<int>(hp_.n_layer); ++L) {
       const std::string prefix = fmt::format("layers.{}.", L);

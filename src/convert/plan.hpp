@@ -12,6 +12,7 @@
 #include "convert/hf_config.hpp"
 #include "convert/safetensors.hpp"
 #include "convert/tensor_names.hpp"
+#include "convert/vocab_section.hpp"
 #include "ordo/model/gguf_types.hpp"
 #include "ordo/model/gguf_value.hpp"
 
@@ -54,6 +55,7 @@ struct convert_options {
   gguf::ggml_type aux = gguf::ggml_type::f16;
   std::optional<gguf::ggml_type> experts;
   std::string model_name = "DeepSeek-V4";
+  vocab_options vocab;
 };
 
 struct conversion_plan {

@@ -186,7 +186,7 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   EXPECT_EQ(f.get_string("general.architecture"), "deepseek4");
   EXPECT_EQ(f.get_u32("deepseek4.block_count"), 4u);
   EXPECT_EQ(f.get_u32("deepseek4.embedding_length"), 256u);
-  EXPECT_EQ(f.get_u32("deepseek4.vocab_size"), 64u);
+  EXPECT_EQ(f.get_u32("deepseek4.vocab_size"), 512u);
   EXPECT_EQ(f.get_u32("deepseek4.context_length"), 1048576u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.head_count"), 2u);
   EXPECT_EQ(f.get_u32("deepseek4.attention.head_count_kv"), 1u);
@@ -333,6 +333,47 @@ TEST(Convert, Q8_0ExpertsFromFloatSources) {
     auto type = default_type_of(name, e.kind);
     if (type == ggml_type::mxfp4) type = ggml_type::q8_0;
     check_tensor(f, name, e, type);
+  }
+}
+
+TEST(Convert, TokenizerSection) {
+  temp_dir dir("vocab");
+  hf_fixture fx;
+  fx.write(dir.path, hf_spelling::save_pretrained);
+  // No tokenizer.json beside the checkpoint: no section, and a note says so.
+  std::ostringstream log;
+  convert_checkpoint({dir.path, dir.path / "a.gguf", std::nullopt, {}, false}, &log);
+  EXPECT_FALSE(gguf::file::open(dir.path / "a.gguf").has("tokenizer.ggml.tokens"));
+  EXPECT_NE(log.str().find("no tokenizer.json"), std::string::npos) << log.str();
+
+  // A tokenizer.json beside the checkpoint is used and padded to vocab_size.
+  write_text(dir.path / "tokenizer.json", R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2},
+      "merges": ["a b"]}, "added_tokens": [{"id": 3, "content": "<｜begin▁of▁sentence｜>", "special": true}]})");
+  convert_checkpoint({dir.path, dir.path / "b.gguf", std::nullopt, {}, false}, nullptr);
+  const auto b = gguf::file::open(dir.path / "b.gguf");
+  const auto tokens = b.get_array<std::string>("tokenizer.ggml.tokens");
+  ASSERT_EQ(tokens.size(), 512u);
+  EXPECT_EQ(tokens[2], "ab");
+  EXPECT_EQ(tokens[3], "<｜begin▁of▁sentence｜>");
+  EXPECT_EQ(b.get_array<std::string>("tokenizer.ggml.merges"), std::vector<std::string>{"a b"});
+
+  // The byte vocabulary: 256 bytes + 7 prompt tokens, padded.
+  convert_options bytes;
+  bytes.vocab.source = vocab_source::bytes;
+  convert_checkpoint({dir.path, dir.path / "c.gguf", std::nullopt, bytes, false}, nullptr);
+  EXPECT_EQ(gguf::file::open(dir.path / "c.gguf").get_array<std::string>("tokenizer.ggml.tokens").size(), 512u);
+
+  // A tokenizer larger than the embedding is refused, naming the file.
+  std::string big = R"({"model": {"type": "BPE", "merges": [], "vocab": {)";
+  for (int i = 0; i < 600; ++i) big += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\": " + std::to_string(i);
+  big += "}}}";
+  write_text(dir.path / "tokenizer.json", big);
+  try {
+    convert_checkpoint({dir.path, dir.path / "d.gguf", std::nullopt, {}, false}, nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("tokenizer.json: 600 tokens, more than the model's vocab_size 512"),
+              std::string::npos) << e.what();
   }
 }
 

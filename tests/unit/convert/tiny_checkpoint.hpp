@@ -17,12 +17,12 @@
 
 namespace ordo::convert::testing {
 
-// Dims: hidden 256, vocab 64, 4 layers with compress ratios [0, 0, 4, 128], 2 heads × 128 (64
+// Dims: hidden 256, vocab 512 (room for the byte vocabulary), 4 layers with compress ratios [0, 0, 4, 128], 2 heads × 128 (64
 // rotary), q_lora 96 (a partial 128-block for FP8 scales), 2 output groups × 32, 4 experts of width
 // 64 (top-2), 1 shared expert, 1 hash layer, indexer 2 heads × 128, 4 HC streams. Small, but
 // within what the ordo engine accepts (model::validate), so open_ds4 can check the result.
 struct tiny_dims {
-  int H = 256, V = 64, L = 4, nh = 2, hd = 128, rot = 64, ql = 96, og = 2, ol = 32, E = 4, used = 2, I = 64;
+  int H = 256, V = 512, L = 4, nh = 2, hd = 128, rot = 64, ql = 96, og = 2, ol = 32, E = 4, used = 2, I = 64;
   int ih = 2, id = 128, hc = 4, hash = 1;
   std::vector<int> ratios = {0, 0, 4, 128};
 };

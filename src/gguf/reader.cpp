@@ -2,6 +2,7 @@
 // message that names the problem), so accessors never need bounds checks.
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -186,7 +187,9 @@ void file::impl::parse_header() {
     std::string got;
     for (int i = 0; i < 4; ++i) {
       const auto ch = static_cast<unsigned char>(bytes[i]);
-      got += (ch >= 0x20 && ch < 0x7f) ? std::string(1, char(ch)) : "\\x" + std::to_string(ch);
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", ch);
+      got += (ch >= 0x20 && ch < 0x7f) ? std::string(1, char(ch)) : std::string(hex);
     }
     c.fail("not a GGUF file: magic is \"" + got + "\", expected \"GGUF\"");
   }

@@ -29,7 +29,9 @@ struct tensor_info {
   std::vector<uint64_t> dims;    // ne0 first (ne0 is the contiguous row), 1..4 entries
   uint64_t offset = 0;           // from the start of the data section, as stored in the file
   uint64_t nbytes = 0;           // from dims and the type's block geometry
-  const std::byte* data = nullptr;  // into the mapping; valid while the gguf::file lives
+  // Into the mapping, valid while the gguf::file lives. From file::open it is aligned to
+  // alignment() (the mapping is page-aligned); from_bytes gives only the allocator's alignment.
+  const std::byte* data = nullptr;
 
   uint64_t elements() const;     // product of dims
   std::span<const std::byte> bytes() const { return {data, static_cast<std::size_t>(nbytes)}; }

@@ -54,7 +54,10 @@ inline std::vector<gguf_case> gguf_cases() {
                                      .fill(64));
 
   // ---- header --------------------------------------------------------------------------------
-  add("bad_magic", gguf_bytes{}.raw("GGML").u32(3).u64(0).u64(0), "not a GGUF file");
+  add("bad_magic", gguf_bytes{}.raw("GGML").u32(3).u64(0).u64(0),
+      "not a GGUF file: magic is \"GGML\", expected \"GGUF\"");
+  add("bad_magic_binary", gguf_bytes{}.raw("\x7f" "ELF").u32(3).u64(0).u64(0),
+      "magic is \"\\x7fELF\"");
   add("bad_short_magic", gguf_bytes{}.raw("GG"), "truncated file");
   add("bad_empty_file", gguf_bytes{}, "truncated file");
   add("bad_version_2", gguf_bytes{}.header(0, 0, 2), "GGUF version 2 is not supported");

@@ -13,7 +13,7 @@ using namespace ordo;
 
 int run_convert(int argc, char** argv) {
   convert::convert_request req;
-  std::string source, output, config, dense, aux = "f16", experts, vocab = "auto", tokenizer_json;
+  std::string source, output, config, dense, aux = "f16", experts, vocab = "auto", tokenizer_json, mtp_out;
   bool quiet = false, dry_run = false;
   CLI::App app{
       "Convert a DeepSeek V4 HF safetensors checkpoint to a GGUF with ds4 tensor names and deepseek4.* metadata.\n"
@@ -24,6 +24,9 @@ int run_convert(int argc, char** argv) {
   app.add_option("source", source, "checkpoint: a .safetensors file or a directory (model.safetensors.index.json or *.safetensors)")
       ->required();
   app.add_option("-o,--out", output, "output GGUF file (written as <out>.partial, renamed when complete)");
+  app.add_option("--mtp-out", mtp_out,
+                 "also write ds4's MTP sidecar GGUF (mtp.0.* tensors, architecture deepseek4_mtp_support) from the "
+                 "checkpoint's mtp.0.* tensors; without it they are skipped");
   app.add_option("--config", config, "config.json to read (default: config.json beside the checkpoint)");
   app.add_option("--dense", dense,
                  "type of the large projections ds4 stores as Q8_0 (attention, shared experts, output head): "
@@ -54,6 +57,7 @@ int run_convert(int argc, char** argv) {
     req.source = source;
     req.output = output;
     if (!config.empty()) req.config = config;
+    if (!mtp_out.empty()) req.mtp_output = mtp_out;
     const auto type_flag = [](const char* flag, const std::string& text, convert::tensor_class cls) {
       try {
         return convert::parse_output_type(text, cls);

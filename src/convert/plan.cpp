@@ -1,5 +1,7 @@
 #include "convert/plan.hpp"
 
+#include "ordo/model/ds4_tensor_map.hpp"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -44,12 +46,23 @@ std::optional<shape_t> expected_shape(std::string_view canonical, const hf_hpara
   if (canonical == "hc_head_fn") return shape_t{hc, hc * H};
   if (canonical == "hc_head_base") return shape_t{hc};
   if (canonical == "hc_head_scale") return shape_t{1};
-  if (!canonical.starts_with("layers.")) return std::nullopt;
-  auto rest = canonical.substr(7);
-  const auto dot = rest.find('.');
-  const int layer = std::stoi(std::string(rest.substr(0, dot)));
-  rest = rest.substr(dot + 1);
-  const std::int64_t ratio = layer < static_cast<int>(hp.compress_ratios.size()) ? hp.compress_ratios[layer] : 0;
+  std::string_view rest;
+  std::int64_t ratio = 0;
+  if (canonical.starts_with("mtp.0.")) {
+    rest = canonical.substr(6);  // the MTP block behaves like a ratio-0 layer
+    const std::map<std::string_view, shape_t> mtp_only = {
+        {"e_proj.weight", {H, H}}, {"h_proj.weight", {H, H}}, {"enorm.weight", {H}}, {"hnorm.weight", {H}},
+        {"norm.weight", {H}}, {"hc_head_fn", {hc, hc * H}}, {"hc_head_base", {hc}}, {"hc_head_scale", {1}}};
+    if (const auto it = mtp_only.find(rest); it != mtp_only.end()) return it->second;
+  } else if (canonical.starts_with("layers.")) {
+    rest = canonical.substr(7);
+    const auto dot = rest.find('.');
+    const int layer = std::stoi(std::string(rest.substr(0, dot)));
+    rest = rest.substr(dot + 1);
+    ratio = layer < static_cast<int>(hp.compress_ratios.size()) ? hp.compress_ratios[layer] : 0;
+  } else {
+    return std::nullopt;
+  }
   const std::int64_t coff = ratio == 4 ? 2 : 1;  // ratio-4 compressors carry two overlapping series
   const std::map<std::string_view, shape_t> table = {
       {"hc_attn_fn", {mix, hc * H}}, {"hc_attn_base", {mix}}, {"hc_attn_scale", {3}},
@@ -81,8 +94,9 @@ bool allowed_in_layer(std::string_view suffix, std::int32_t ratio, bool hash_lay
   if (suffix == "ffn.gate.tid2eid") return hash_layer;
   return true;
 }
-bool required_in_layer(std::string_view suffix, std::int32_t ratio, bool hash_layer) {
-  return allowed_in_layer(suffix, ratio, hash_layer) && suffix != "ffn.gate.bias";  // the bias is optional
+// The bias is optional on main layers (ds4 treats it so) and required on the MTP block (ds4).
+bool required_in_layer(std::string_view suffix, std::int32_t ratio, bool hash_layer, bool mtp) {
+  return allowed_in_layer(suffix, ratio, hash_layer) && (mtp || suffix != "ffn.gate.bias");
 }
 
 // Upstream layer-relative suffixes of the non-routed tensors, in ds4-model §2.2's order.
@@ -99,6 +113,11 @@ constexpr std::string_view kLayerOrder[] = {
 };
 constexpr std::string_view kGlobalOrder[] = {"embed.weight", "hc_head_base", "hc_head_fn",
                                              "hc_head_scale", "norm.weight", "head.weight"};
+// The MTP block's own tensors (relative to mtp.0.), before its layer tensors.
+constexpr std::string_view kMtpOrder[] = {"hc_head_base", "hc_head_fn", "hc_head_scale", "e_proj.weight",
+                                          "h_proj.weight", "enorm.weight", "hnorm.weight", "norm.weight"};
+// experts_ key of the MTP block.
+constexpr int kMtpKey = -1;
 
 struct expert_sources {
   // [proj][expert] → (weight, scale)
@@ -121,14 +140,20 @@ class planner {
     for (auto& kv : vocab_section(opts_.vocab, ck_.directory(), hp_.n_vocab, vocab_note))
       plan.metadata.push_back(std::move(kv));
     notes_.push_back(std::move(vocab_note));
-    for (auto g : kGlobalOrder) plan_plain(plan, std::string(g), -1);
-    for (int L = 0; L < static_cast<int>(hp_.n_layer); ++L) {
-      const std::string prefix = fmt::format("layers.{}.", L);
-      for (auto s : kLayerOrder) {
-        plan_plain(plan, prefix + std::string(s), L);
-        if (s == "ffn.gate.tid2eid")
-          for (auto p : {expert_proj::gate, expert_proj::up, expert_proj::down}) plan_routed(plan, L, p);
-      }
+    for (auto g : kGlobalOrder) plan_plain(plan.tensors, std::string(g), -1, false);
+    for (int L = 0; L < static_cast<int>(hp_.n_layer); ++L) plan_block(plan.tensors, fmt::format("layers.{}.", L), L, false);
+    if (opts_.mtp) {
+      if (!has_mtp_)
+        throw error(fmt::format("{}: an MTP file was asked for but the checkpoint has no mtp.0.* tensors",
+                                ck_.directory().string()));
+      auto mh = to_model_hparams(hp_);
+      mh.n_mtp = 1;
+      plan.mtp_metadata = model::ds4_metadata(mh, model::ds4_naming::ds4);
+      plan.mtp_metadata.front().val = gguf::value::string(std::string(model::ds4_mtp_arch));
+      plan.mtp_metadata.insert(plan.mtp_metadata.begin() + 1,
+                               {"general.name", gguf::value::string(opts_.model_name + " MTP")});
+      for (auto m : kMtpOrder) plan_plain(plan.mtp_tensors, "mtp.0." + std::string(m), 0, true);
+      plan_block(plan.mtp_tensors, "mtp.0.", 0, true);
     }
     for (const auto& [canon, t] : by_canon_)
       if (!consumed_.count(canon))
@@ -148,19 +173,30 @@ class planner {
   }
 
  private:
+  void plan_block(std::vector<planned_tensor>& out, const std::string& prefix, int L, bool mtp) {
+    for (auto s : kLayerOrder) {
+      plan_plain(out, prefix + std::string(s), L, mtp);
+      if (s == "ffn.gate.tid2eid")
+        for (auto p : {expert_proj::gate, expert_proj::up, expert_proj::down}) plan_routed(out, L, p, mtp);
+    }
+  }
+
   void index_sources() {
     for (const auto& [name, t] : ck_.tensors()) {
       const auto canon = canonical_name(name);
       if (is_mtp_name(canon)) {
-        ++mtp_skipped_;
-        continue;
+        has_mtp_ = true;
+        if (!opts_.mtp) {
+          ++mtp_skipped_;
+          continue;
+        }
       }
       if (const auto [it, fresh] = by_canon_.emplace(canon, &t); !fresh)
         throw error(fmt::format("tensors '{}' and '{}' are the same weight ('{}') in two spellings",
                                 it->second->name, name, canon));
       if (const auto e = parse_expert_name(canon)) {
-        check_layer(e->layer, t);
-        auto& slot = experts_[e->layer].per_expert[static_cast<int>(e->proj)][e->expert];
+        if (!e->mtp) check_layer(e->layer, t);
+        auto& slot = experts_[e->mtp ? kMtpKey : e->layer].per_expert[static_cast<int>(e->proj)][e->expert];
         (e->is_scale ? slot.second : slot.first) = &t;
         consumed_.insert(canon);
       } else if (const auto f = parse_fused_expert_name(canon)) {
@@ -234,12 +270,15 @@ class planner {
     return part;
   }
 
-  void plan_plain(conversion_plan& plan, const std::string& canon, int layer) {
+  // `layer` < 0: a global tensor; `mtp`: a tensor of the MTP block (which runs like a ratio-0,
+  // top-k routed layer).
+  void plan_plain(std::vector<planned_tensor>& out, const std::string& canon, int layer, bool mtp) {
     auto target = gguf_target_for(canon);
     if (!target) throw std::logic_error("plan_plain: no target for " + canon);
-    const bool hash_layer = layer >= 0 && layer < static_cast<int>(hp_.n_hash_layers);
-    const std::string suffix = layer < 0 ? canon : canon.substr(canon.find('.', 7) + 1);
-    const std::int32_t ratio = layer < 0 ? 0 : hp_.compress_ratios[layer];
+    const bool hash_layer = !mtp && layer >= 0 && layer < static_cast<int>(hp_.n_hash_layers);
+    const std::string suffix = layer < 0 ? canon : mtp ? canon.substr(6) : canon.substr(canon.find('.', 7) + 1);
+    const std::int32_t ratio = layer < 0 || mtp ? 0 : hp_.compress_ratios[layer];
+    const std::string block = mtp ? std::string("the MTP block") : fmt::format("layer {}", layer);
     const st_tensor* t = source(canon);
     std::string src_canon = canon;
     if (t == nullptr && canon == "head.weight" && hp_.tie_word_embeddings) {
@@ -247,21 +286,21 @@ class planner {
       src_canon = "embed.weight";
     }
     if (t == nullptr) {
-      if (layer < 0 || required_in_layer(suffix, ratio, hash_layer))
+      if (layer < 0 || required_in_layer(suffix, ratio, hash_layer, mtp))
         throw error(fmt::format("{}: checkpoint has no '{}' (needed for GGUF '{}'{})", ck_.directory().string(),
                                 canon, target->name,
-                                layer < 0 ? "" : fmt::format(", layer {} has compress ratio {}", layer, ratio)));
+                                layer < 0 ? "" : fmt::format(", {} has compress ratio {}", block, ratio)));
       return;
     }
     consumed_.insert(canon);
     if (layer >= 0 && !allowed_in_layer(suffix, ratio, hash_layer)) {
       if (suffix == "ffn.gate.bias") {
         // HF and llama.cpp have no selection bias on hash-routed layers (llama.cpp rejects one).
-        notes_.push_back(fmt::format("dropped '{}': layer {} is hash-routed and uses no selection bias", t->name, layer));
+        notes_.push_back(fmt::format("dropped '{}': {} is hash-routed and uses no selection bias", t->name, block));
         return;
       }
-      throw error(fmt::format("{}: present, but config.json says layer {} has compress ratio {}{}", where(ck_, *t),
-                              layer, ratio, hash_layer ? "" : " and is not hash-routed"));
+      throw error(fmt::format("{}: present, but config.json says {} has compress ratio {}{}", where(ck_, *t), block,
+                              ratio, hash_layer ? "" : " and is not hash-routed"));
     }
     if (const auto want = expected_shape(canon, hp_); want && *want != t->shape)
       throw error(fmt::format("{}: shape [{}] but config.json implies [{}]", where(ck_, *t), fmt::join(t->shape, ", "),
@@ -283,22 +322,24 @@ class planner {
     }
     if (p.dims.empty()) p.dims = {1};
     check_block_multiple(p, t->name);
-    plan.tensors.push_back(std::move(p));
+    out.push_back(std::move(p));
   }
 
-  void plan_routed(conversion_plan& plan, int L, expert_proj proj) {
-    const auto& ex = experts_[L];
+  void plan_routed(std::vector<planned_tensor>& out, int L, expert_proj proj, bool mtp) {
+    const auto& ex = experts_[mtp ? kMtpKey : L];
+    const std::string block = mtp ? std::string("the MTP block") : fmt::format("layer {}", L);
+    const std::string src_prefix = mtp ? std::string("mtp.0.") : fmt::format("layers.{}.", L);
     const auto& per = ex.per_expert[static_cast<int>(proj)];
     const std::int64_t E = hp_.n_expert, H = hp_.n_embd, I = hp_.n_ff_exp;
     const bool down = proj == expert_proj::down;
     const std::int64_t rows = down ? H : I, cols = down ? I : H;  // per expert, [out, in]
     planned_tensor p;
-    p.name = routed_gguf_name(L, proj);
+    p.name = routed_gguf_name(L, proj, mtp);
     p.cls = tensor_class::routed;
     p.dims = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(E)};
     const st_tensor* fused = down ? ex.fused_down : ex.fused_gate_up;
     if (fused != nullptr && !per.empty())
-      throw error(fmt::format("layer {}: both fused '{}' and per-expert tensors are present", L, fused->name));
+      throw error(fmt::format("{}: both fused '{}' and per-expert tensors are present", block, fused->name));
     bool fp4 = false;
     if (fused != nullptr) {
       const shape_t want = down ? shape_t{E, H, I} : shape_t{E, 2 * I, H};
@@ -315,14 +356,14 @@ class planner {
       }
     } else {
       if (per.empty())
-        throw error(fmt::format("{}: checkpoint has no routed experts for layer {} (expected layers.{}.ffn.experts.E.w{}"
+        throw error(fmt::format("{}: checkpoint has no routed experts for {} (expected {}ffn.experts.E.w{}"
                                 ".weight or HF's fused mlp.experts tensors)",
-                                ck_.directory().string(), L, L, down ? 2 : proj == expert_proj::up ? 3 : 1));
+                                ck_.directory().string(), block, src_prefix, down ? 2 : proj == expert_proj::up ? 3 : 1));
       for (std::int64_t e = 0; e < E; ++e) {
         const auto it = per.find(static_cast<int>(e));
         if (it == per.end() || it->second.first == nullptr)
-          throw error(fmt::format("{}: layer {} expert {} w{} is missing ({} experts expected)", ck_.directory().string(),
-                                  L, e, down ? 2 : proj == expert_proj::up ? 3 : 1, E));
+          throw error(fmt::format("{}: {} expert {} w{} is missing ({} experts expected)", ck_.directory().string(),
+                                  block, e, down ? 2 : proj == expert_proj::up ? 3 : 1, E));
         const st_tensor& w = *it->second.first;
         const st_tensor* s = it->second.second;
         if (w.dtype == st_dtype::i8) {
@@ -346,10 +387,10 @@ class planner {
           p.parts.push_back(float_or_fp8_part(w, canon, cols));
         }
         if ((p.parts.back().kind == source_kind::fp4_packed) != (p.parts.front().kind == source_kind::fp4_packed))
-          throw error(fmt::format("layer {}: experts mix FP4 and non-FP4 sources", L));
+          throw error(fmt::format("{}: experts mix FP4 and non-FP4 sources", block));
       }
       if (static_cast<std::int64_t>(per.size()) != E)
-        throw error(fmt::format("{}: layer {} has {} experts for w{}, config.json says {}", ck_.directory().string(), L,
+        throw error(fmt::format("{}: {} has {} experts for w{}, config.json says {}", ck_.directory().string(), block,
                                 per.size(), down ? 2 : proj == expert_proj::up ? 3 : 1, E));
     }
     p.type = opts_.experts.value_or(fp4 ? ggml_type::mxfp4 : opts_.dense.value_or(ggml_type::q8_0));
@@ -358,7 +399,7 @@ class planner {
                               "it does not quantize floats to MXFP4); use --experts q8_0|f16|bf16|f32",
                               p.name));
     check_block_multiple(p, p.parts.front().tensor->name);
-    plan.tensors.push_back(std::move(p));
+    out.push_back(std::move(p));
   }
 
   const checkpoint& ck_;
@@ -369,6 +410,7 @@ class planner {
   std::map<int, expert_sources> experts_;
   std::vector<std::string> notes_;
   std::size_t mtp_skipped_ = 0;
+  bool has_mtp_ = false;
 };
 
 }  // namespace

@@ -56,12 +56,16 @@ struct convert_options {
   std::optional<gguf::ggml_type> experts;
   std::string model_name = "DeepSeek-V4";
   vocab_options vocab;
+  bool mtp = false;  // also plan ds4's MTP sidecar from the checkpoint's mtp.0.* tensors
 };
 
 struct conversion_plan {
   hf_hparams hp;
   std::vector<gguf::key_value> metadata;
   std::vector<planned_tensor> tensors;
+  // ds4's MTP sidecar (architecture deepseek4_mtp_support, mtp.0.* names); empty unless asked.
+  std::vector<gguf::key_value> mtp_metadata;
+  std::vector<planned_tensor> mtp_tensors;
   std::vector<std::string> notes;  // what was skipped and why (MTP tensors, hash-layer biases)
 };
 

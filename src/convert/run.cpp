@@ -189,16 +189,20 @@ std::string source_summary(const planned_tensor& p) {
 }  // namespace
 
 void print_plan(const conversion_plan& plan, std::ostream& os) {
-  for (const auto& t : plan.tensors)
-    os << fmt::format("{:<40} {:<6} [{}] <- {}\n", t.name, gguf::to_string(t.type), fmt::join(t.dims, ", "),
-                      source_summary(t));
+  for (const auto* list : {&plan.tensors, &plan.mtp_tensors})
+    for (const auto& t : *list)
+      os << fmt::format("{:<40} {:<6} [{}] <- {}\n", t.name, gguf::to_string(t.type), fmt::join(t.dims, ", "),
+                        source_summary(t));
 }
 
-void run_conversion(const checkpoint& ck, const conversion_plan& plan, const std::filesystem::path& out,
-                    std::ostream* log) {
+namespace {
+
+void write_gguf(const checkpoint& ck, const std::vector<gguf::key_value>& metadata,
+                const std::vector<planned_tensor>& tensors, std::int64_t n_expert, const std::filesystem::path& out,
+                std::ostream* log) {
   std::vector<gguf::tensor_spec> specs;
-  for (const auto& t : plan.tensors) specs.push_back({t.name, t.type, t.dims});
-  gguf::writer w(out, plan.metadata, std::move(specs));
+  for (const auto& t : tensors) specs.push_back({t.name, t.type, t.dims});
+  gguf::writer w(out, metadata, std::move(specs));
   const auto start = std::chrono::steady_clock::now();
   const uint64_t total = w.file_size();
   if (log != nullptr)
@@ -208,19 +212,30 @@ void run_conversion(const checkpoint& ck, const conversion_plan& plan, const std
             *log << fmt::format("      {:.1f} / {:.1f} GB\r", p.bytes_written / 1e9, total / 1e9) << std::flush;
         },
         std::uint64_t{1} << 30);
-  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
-    const auto& t = plan.tensors[i];
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
     if (log != nullptr)
-      *log << fmt::format("[{:>4}/{}] {} {} [{}] <- {}\n", i + 1, plan.tensors.size(), t.name,
-                          gguf::to_string(t.type), fmt::join(t.dims, ", "), source_summary(t))
+      *log << fmt::format("[{:>4}/{}] {} {} [{}] <- {}\n", i + 1, tensors.size(), t.name, gguf::to_string(t.type),
+                          fmt::join(t.dims, ", "), source_summary(t))
            << std::flush;
-    tensor_streamer(ck, w, t, plan.hp.n_expert).run();
+    tensor_streamer(ck, w, t, n_expert).run();
   }
   w.finish();
   if (log != nullptr) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    *log << fmt::format("wrote {} ({} tensors, {:.2f} GB) in {:.1f} s\n", out.string(), plan.tensors.size(),
-                        total / 1e9, secs);
+    *log << fmt::format("wrote {} ({} tensors, {:.2f} GB) in {:.1f} s\n", out.string(), tensors.size(), total / 1e9,
+                        secs);
+  }
+}
+
+}  // namespace
+
+void run_conversion(const checkpoint& ck, const conversion_plan& plan, const std::filesystem::path& out,
+                    std::ostream* log, const std::optional<std::filesystem::path>& mtp_out) {
+  write_gguf(ck, plan.metadata, plan.tensors, plan.hp.n_expert, out, log);
+  if (!plan.mtp_tensors.empty()) {
+    if (!mtp_out) throw std::logic_error("run_conversion: an MTP sidecar was planned without a path");
+    write_gguf(ck, plan.mtp_metadata, plan.mtp_tensors, plan.hp.n_expert, *mtp_out, log);
   }
 }
 
@@ -228,10 +243,12 @@ conversion_plan convert_checkpoint(const convert_request& req, std::ostream* log
   const auto ck = checkpoint::open(req.source);
   const auto config = req.config.value_or(ck.directory() / "config.json");
   const auto hp = read_hf_config(config);
-  auto plan = plan_conversion(ck, hp, req.options);
+  auto options = req.options;
+  options.mtp = req.mtp_output.has_value();
+  auto plan = plan_conversion(ck, hp, options);
   if (log != nullptr)
     for (const auto& n : plan.notes) *log << "note: " << n << "\n";
-  if (!req.dry_run) run_conversion(ck, plan, req.output, log);
+  if (!req.dry_run) run_conversion(ck, plan, req.output, log, req.mtp_output);
   return plan;
 }
 

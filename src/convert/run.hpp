@@ -12,10 +12,11 @@
 
 namespace ordo::convert {
 
-/// Writes `plan` to `out`. Progress lines (one per tensor, plus byte counts on long tensors) go
-/// to `log` when it is not null. Errors name the output file and the tensor (source and GGUF).
+/// Writes `plan` to `out` (and its MTP sidecar, when planned, to `mtp_out`). Progress lines (one
+/// per tensor, plus byte counts on long tensors) go to `log` when it is not null. Errors name the
+/// output file and the tensor (source and GGUF).
 void run_conversion(const checkpoint& ck, const conversion_plan& plan, const std::filesystem::path& out,
-                    std::ostream* log);
+                    std::ostream* log, const std::optional<std::filesystem::path>& mtp_out = std::nullopt);
 
 struct convert_request {
   std::filesystem::path source;                 // checkpoint file or directory
@@ -23,13 +24,14 @@ struct convert_request {
   std::optional<std::filesystem::path> config;  // default: <source dir>/config.json
   convert_options options;
   bool dry_run = false;  // plan and print, write nothing
+  std::optional<std::filesystem::path> mtp_output;  // ds4's MTP sidecar (mtp.0.*); sets options.mtp
 };
 
 /// Opens the checkpoint, reads config.json, plans, prints the notes and (unless dry_run) writes.
 /// Returns the plan.
 conversion_plan convert_checkpoint(const convert_request& req, std::ostream* log);
 
-/// One line per planned tensor: GGUF name, type, dims, and its sources.
+/// One line per planned tensor (main file, then the MTP sidecar): GGUF name, type, dims, sources.
 void print_plan(const conversion_plan& plan, std::ostream& os);
 
 }  // namespace ordo::convert

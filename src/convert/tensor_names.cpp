@@ -133,6 +133,18 @@ constexpr target_row kLayerTargets[] = {
     {"ffn.shared_experts.w2.weight", "ffn_down_shexp.weight", tensor_class::dense},
 };
 
+// MTP-only tensors, relative to "mtp.0." (upstream → GGUF suffix).
+constexpr target_row kMtpTargets[] = {
+    {"hc_head_base", "hc_head_base.weight", tensor_class::f32},
+    {"hc_head_fn", "hc_head_fn.weight", tensor_class::aux},
+    {"hc_head_scale", "hc_head_scale.weight", tensor_class::f32},
+    {"e_proj.weight", "e_proj.weight", tensor_class::dense},
+    {"h_proj.weight", "h_proj.weight", tensor_class::dense},
+    {"enorm.weight", "enorm.weight", tensor_class::f32},
+    {"hnorm.weight", "hnorm.weight", tensor_class::f32},
+    {"norm.weight", "norm.weight", tensor_class::f32},
+};
+
 // Splits "layers.L.rest" into (L, rest).
 std::optional<std::pair<int, std::string_view>> split_layer(std::string_view s) {
   if (!starts_with(s, "layers.")) return std::nullopt;
@@ -140,6 +152,22 @@ std::optional<std::pair<int, std::string_view>> split_layer(std::string_view s) 
   const auto idx = parse_index(s);
   if (!idx || idx->second >= s.size() || s[idx->second] != '.') return std::nullopt;
   return std::pair{idx->first, s.substr(idx->second + 1)};
+}
+
+// "layers.L.rest" → (L, rest, false); "mtp.0.rest" → (0, rest, true). ds4 has one MTP block.
+struct block_split {
+  int index;
+  std::string_view rest;
+  bool mtp;
+};
+std::optional<block_split> split_block(std::string_view s) {
+  if (const auto l = split_layer(s)) return block_split{l->first, l->second, false};
+  if (starts_with(s, "mtp.0.")) return block_split{0, s.substr(6), true};
+  return std::nullopt;
+}
+
+std::string gguf_block_prefix(const block_split& b) {
+  return b.mtp ? std::string("mtp.0.") : fmt::format("blk.{}.", b.index);
 }
 
 }  // namespace
@@ -177,29 +205,32 @@ std::string canonical_name(std::string_view name) {
 std::optional<gguf_target> gguf_target_for(std::string_view canonical) {
   for (const auto& r : kGlobalTargets)
     if (canonical == r.upstream) return gguf_target{std::string(r.gguf), r.cls, -1};
-  const auto layer = split_layer(canonical);
-  if (!layer) return std::nullopt;
+  const auto block = split_block(canonical);
+  if (!block) return std::nullopt;
   for (const auto& r : kLayerTargets)
-    if (layer->second == r.upstream)
-      return gguf_target{fmt::format("blk.{}.{}", layer->first, r.gguf), r.cls, layer->first};
+    if (block->rest == r.upstream)
+      return gguf_target{gguf_block_prefix(*block) + std::string(r.gguf), r.cls, block->index, block->mtp};
+  if (block->mtp)
+    for (const auto& r : kMtpTargets)
+      if (block->rest == r.upstream) return gguf_target{"mtp.0." + std::string(r.gguf), r.cls, 0, true};
   return std::nullopt;
 }
 
-std::string routed_gguf_name(int layer, expert_proj p) {
+std::string routed_gguf_name(int layer, expert_proj p, bool mtp) {
   const char* what = p == expert_proj::gate ? "gate" : p == expert_proj::up ? "up" : "down";
-  return fmt::format("blk.{}.ffn_{}_exps.weight", layer, what);
+  return mtp ? fmt::format("mtp.0.ffn_{}_exps.weight", what) : fmt::format("blk.{}.ffn_{}_exps.weight", layer, what);
 }
 
 std::optional<expert_ref> parse_expert_name(std::string_view canonical) {
-  const auto layer = split_layer(canonical);
-  if (!layer) return std::nullopt;
-  auto rest = layer->second;
+  const auto block = split_block(canonical);
+  if (!block) return std::nullopt;
+  auto rest = block->rest;
   if (!starts_with(rest, "ffn.experts.")) return std::nullopt;
   rest.remove_prefix(12);
   const auto e = parse_index(rest);
   if (!e || e->second >= rest.size() || rest[e->second] != '.') return std::nullopt;
   rest.remove_prefix(e->second + 1);
-  expert_ref ref{layer->first, e->first, expert_proj::gate, false};
+  expert_ref ref{block->index, e->first, expert_proj::gate, false, block->mtp};
   if (starts_with(rest, "w1.")) ref.proj = expert_proj::gate;
   else if (starts_with(rest, "w3.")) ref.proj = expert_proj::up;
   else if (starts_with(rest, "w2.")) ref.proj = expert_proj::down;

@@ -29,28 +29,34 @@ std::string_view to_string(tensor_class c);
 /// `.weight_scale_inv` is folded too). Names it does not know pass through unchanged.
 std::string canonical_name(std::string_view name);
 
-/// A non-routed tensor's GGUF name and class. `layer` is -1 for global tensors.
+/// A non-routed tensor's GGUF name and class. `layer` is -1 for global tensors; MTP tensors
+/// (`mtp.0.*` upstream, `mtp.0.*` in ds4's MTP sidecar GGUF) have `mtp` set and layer 0.
 struct gguf_target {
   std::string name;
   tensor_class cls;
   int layer = -1;
+  bool mtp = false;
 };
 
 /// The GGUF target of a canonical non-routed weight name (`layers.L.attn.wq_a.weight`,
-/// `embed.weight`, ...), or nullopt when the name is not one (a scale, an expert, unknown).
+/// `embed.weight`, `mtp.0.e_proj.weight`, ...), or nullopt when the name is not one (a scale,
+/// an expert, unknown). The MTP block has the layer tensors (same suffixes) plus its own
+/// e_proj/h_proj/enorm/hnorm/norm and output HC head.
 std::optional<gguf_target> gguf_target_for(std::string_view canonical);
 
 /// Routed expert projections in upstream naming: w1 = gate, w3 = up, w2 = down.
 enum class expert_proj { gate, up, down };
-/// GGUF name of a layer's stacked routed-expert tensor: blk.L.ffn_{gate,up,down}_exps.weight.
-std::string routed_gguf_name(int layer, expert_proj p);
+/// GGUF name of a layer's stacked routed-expert tensor: blk.L.ffn_{gate,up,down}_exps.weight
+/// (mtp.0.ffn_..._exps.weight for the MTP block).
+std::string routed_gguf_name(int layer, expert_proj p, bool mtp = false);
 
-/// `layers.L.ffn.experts.E.w{1,2,3}.{weight,scale}` parsed.
+/// `layers.L.ffn.experts.E.w{1,2,3}.{weight,scale}` (or `mtp.0.ffn.experts...`) parsed.
 struct expert_ref {
   int layer;
   int expert;
   expert_proj proj;
   bool is_scale;
+  bool mtp = false;
 };
 std::optional<expert_ref> parse_expert_name(std::string_view canonical);
 

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include "convert/run.hpp"
@@ -116,15 +118,19 @@ void check_tensor(const gguf::file& f, const std::string& name, const expected_t
 struct official_fixture {
   tiny_dims d;
   std::vector<weight_spec> specs = tiny_weights(d);
-  expectation expected;
+  std::vector<weight_spec> mtp_specs = tiny_mtp_weights(d);
+  expectation expected, expected_mtp;
 
-  // Two shards and an index; also an MTP tensor and a selection bias on the hash layer, which
-  // the converter must skip.
+  // Two shards and an index, with the MTP block; also a selection bias on the hash layer, which
+  // the converter must drop.
   void write(const std::filesystem::path& dir) {
     std::mt19937 rng(42);
     std::vector<st_entry> shard[2];
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      const auto& w = specs[i];
+    const std::size_t n_main = specs.size();
+    auto all = specs;
+    all.insert(all.end(), mtp_specs.begin(), mtp_specs.end());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const auto& w = all[i];
       const auto t = make_official(rng, w, d.E);
       auto& out = shard[i % 2];
       auto stored_shape = w.shape;
@@ -135,9 +141,8 @@ struct official_fixture {
       if (w.official == src_kind::fp4)
         out.push_back({w.upstream.substr(0, w.upstream.size() - 7) + ".scale", "F8_E8M0",
                        {w.shape[0], w.shape[1] / 32}, t.scale});
-      expect_entry(expected, w, decode_official(w, t), d.E);
+      expect_entry(i < n_main ? expected : expected_mtp, w, decode_official(w, t), d.E);
     }
-    shard[0].push_back({"mtp.0.e_proj.weight", "BF16", {2, 2}, random_bytes(rng, 8)});
     shard[1].push_back({"layers.0.ffn.gate.bias", "F32", {d.E}, random_bytes(rng, 4 * d.E)});
     nlohmann::json index = {{"metadata", {{"total_size", 0}}}, {"weight_map", nlohmann::json::object()}};
     for (int s = 0; s < 2; ++s) {
@@ -154,7 +159,8 @@ ggml_type default_type_of(const std::string& gguf_name, src_kind kind) {
   if (gguf_name.find("_exps.") != std::string::npos) return ggml_type::mxfp4;
   if (kind == src_kind::i64) return ggml_type::i32;
   static const char* dense[] = {"attn_q_a.weight", "attn_q_b.weight", "attn_kv.weight", "attn_output_a.weight",
-                                "attn_output_b.weight", "_shexp.weight", "output.weight"};
+                                "attn_output_b.weight", "_shexp.weight", "output.weight", "e_proj.weight",
+                                "h_proj.weight"};
   for (auto s : dense)
     if (gguf_name.ends_with(s) && gguf_name.find("indexer") == std::string::npos) return ggml_type::q8_0;
   static const char* aux[] = {"token_embd.weight", "_fn.weight", "compressor_ape.weight", "compressor_kv.weight",
@@ -178,7 +184,9 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   EXPECT_EQ(f.find_tensor("blk.0.exp_probs_b.bias"), nullptr) << "hash layers carry no selection bias";
   // The engine's loader accepts the file: names, types and shapes per its DS4 tensor map.
   EXPECT_NO_THROW(model::open_ds4(f, model::ds4_naming::ds4));
-  EXPECT_NE(log.str().find("skipped 1 MTP tensors"), std::string::npos) << log.str();
+  std::size_t mtp_sources = 0;  // weights plus their FP8/FP4 scales
+  for (const auto& w : fx.mtp_specs) mtp_sources += w.official == src_kind::fp8 || w.official == src_kind::fp4 ? 2 : 1;
+  EXPECT_NE(log.str().find(fmt::format("skipped {} MTP tensors", mtp_sources)), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("dropped 'layers.0.ffn.gate.bias'"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("blk.2.ffn_gate_exps.weight mxfp4"), std::string::npos) << log.str();
 
@@ -221,6 +229,24 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   EXPECT_EQ(f.get_u32("deepseek4.rope.scaling.original_context_length"), 65536u);
   EXPECT_EQ(f.get_f32("deepseek4.rope.scaling.yarn_beta_fast"), 32.0f);
   EXPECT_EQ(f.get_f32("deepseek4.rope.scaling.yarn_beta_slow"), 1.0f);
+}
+
+TEST(Convert, OfficialLayoutMtpSidecar) {
+  temp_dir dir("official-mtp");
+  official_fixture fx;
+  fx.write(dir.path);
+  convert_request req{dir.path, dir.path / "out.gguf", std::nullopt, {}, false};
+  req.mtp_output = dir.path / "out-mtp.gguf";
+  convert_checkpoint(req, nullptr);
+  const auto main = gguf::file::open(dir.path / "out.gguf");
+  const auto mtp = gguf::file::open(dir.path / "out-mtp.gguf");
+  EXPECT_EQ(main.tensors().size(), fx.expected.size());
+  EXPECT_EQ(mtp.tensors().size(), fx.expected_mtp.size());
+  for (const auto& [name, e] : fx.expected_mtp) check_tensor(mtp, name, e, default_type_of(name, e.kind));
+  EXPECT_EQ(mtp.get_string("general.architecture"), "deepseek4_mtp_support");
+  // The engine resolves the main model plus its MTP block from the two files.
+  const auto view = model::open_ds4(main, model::ds4_naming::ds4, &mtp);
+  EXPECT_EQ(view.hparams.n_mtp, 1u);
 }
 
 TEST(Convert, OfficialLayoutAllFloat) {

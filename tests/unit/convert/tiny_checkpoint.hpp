@@ -103,6 +103,30 @@ inline std::vector<weight_spec> tiny_weights(const tiny_dims& d) {
   return w;
 }
 
+/// The MTP block of the official release (`mtp.0.*`): its own projections, norms and output HC
+/// head, plus the tensors of a ratio-0, top-k routed layer (the ones of layer 1, renamed), which
+/// ds4's MTP sidecar names `mtp.0.<block suffix>`.
+inline std::vector<weight_spec> tiny_mtp_weights(const tiny_dims& d) {
+  using S = std::vector<std::int64_t>;
+  std::vector<weight_spec> w = {
+      {"mtp.0.e_proj.weight", "mtp.0.e_proj.weight", S{d.H, d.H}, src_kind::fp8},
+      {"mtp.0.h_proj.weight", "mtp.0.h_proj.weight", S{d.H, d.H}, src_kind::fp8},
+      {"mtp.0.enorm.weight", "mtp.0.enorm.weight", S{d.H}, src_kind::bf16},
+      {"mtp.0.hnorm.weight", "mtp.0.hnorm.weight", S{d.H}, src_kind::bf16},
+      {"mtp.0.norm.weight", "mtp.0.norm.weight", S{d.H}, src_kind::bf16},
+      {"mtp.0.hc_head_fn", "mtp.0.hc_head_fn.weight", S{d.hc, d.hc * d.H}, src_kind::f32},
+      {"mtp.0.hc_head_base", "mtp.0.hc_head_base.weight", S{d.hc}, src_kind::f32},
+      {"mtp.0.hc_head_scale", "mtp.0.hc_head_scale.weight", S{1}, src_kind::f32},
+  };
+  for (auto x : tiny_weights(d)) {
+    if (x.upstream.rfind("layers.1.", 0) != 0) continue;
+    x.upstream = "mtp.0." + x.upstream.substr(9);
+    x.gguf = "mtp.0." + x.gguf.substr(6);
+    w.push_back(x);
+  }
+  return w;
+}
+
 /// HF transformers' in-memory name of a non-expert upstream name (HF conversion mapping, reversed).
 inline std::string hf_name(const std::string& upstream) {
   static const std::map<std::string, std::string> global = {

@@ -7,7 +7,8 @@
 // ORDO_NUMERIC_GPU_EXHAUSTIVE=1 adds every float-input function on all 2^32 inputs (minutes);
 // =<function name> does it for one function.
 // Last exhaustive runs: H200 (sm_90, nvcc 13) vs its 16-core host, every float-input function
-// (log_f32 in a later run of its own), 0 mismatches on every 32-bit pattern (107 s + 9 s).
+// (log_f32 and the final silu_f32 in later runs of their own), 0 mismatches on every 32-bit
+// pattern.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -64,6 +64,36 @@ std::vector<tensor_class> tensor_classes(const gguf::file& f) {
   return out;
 }
 
+bool glob_match(std::string_view glob, std::string_view name) {
+  // Iterative matcher with one backtrack point (the last `*`): linear in practice, no recursion.
+  std::size_t g = 0, n = 0, star = std::string_view::npos, star_n = 0;
+  while (n < name.size()) {
+    if (g < glob.size() && (glob[g] == '?' || glob[g] == name[n])) {
+      ++g, ++n;
+    } else if (g < glob.size() && glob[g] == '*') {
+      star = g++, star_n = n;
+    } else if (star != std::string_view::npos) {
+      g = star + 1, n = ++star_n;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.size() && glob[g] == '*') ++g;
+  return g == glob.size();
+}
+
+tensor_class glob_group(const gguf::file& f, const std::string& glob) {
+  tensor_class c;
+  c.pattern = glob;
+  for (const auto& t : f.tensors()) {
+    if (!glob_match(glob, t.name)) continue;
+    ++c.count;
+    c.bytes += t.nbytes;
+    if (std::find(c.types.begin(), c.types.end(), t.type) == c.types.end()) c.types.push_back(t.type);
+  }
+  return c;
+}
+
 int run(const std::filesystem::path& path, const options& opt, std::FILE* out, std::FILE* err) {
   std::optional<gguf::file> opened;
   try {
@@ -105,12 +135,16 @@ int run(const std::filesystem::path& path, const options& opt, std::FILE* out, s
   }
 
   fmt::print(out, "\nbytes per tensor class\n");
-  const auto classes = tensor_classes(f);
+  auto classes = tensor_classes(f);
+  std::size_t n_auto = classes.size();
+  for (const auto& g : opt.groups) classes.push_back(glob_group(f, g));
   std::size_t w = 7;
   for (const auto& c : classes) w = std::max(w, c.pattern.size());
   fmt::print(out, "  {:<{}}  {:>6}  {:<16}  {:>12}  {:>6}\n", "pattern", w, "count", "types", "size",
              "share");
-  for (const auto& c : classes) {
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const auto& c = classes[i];
+    if (i == n_auto) fmt::print(out, "  groups asked for:\n");
     std::string types;
     for (auto t : c.types) types += (types.empty() ? "" : ",") + gguf::to_string(t);
     const double share = tensor_bytes ? 100.0 * double(c.bytes) / double(tensor_bytes) : 0.0;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ordo/model/gguf.hpp"
@@ -17,6 +18,9 @@ struct options {
   std::size_t max_array_items = 8;  // array items shown per metadata value
   bool show_metadata = true;
   bool show_tensors = true;         // the per-tensor table (classes are always shown)
+  /// Extra groups to total, as globs over tensor names (`*` any run, `?` one character), e.g.
+  /// "blk.*.ffn_*_exps.weight" for all routed experts.
+  std::vector<std::string> groups;
 };
 
 /// Bytes per tensor class: names with their numeric path components replaced by `*`
@@ -32,6 +36,11 @@ struct tensor_class {
 std::string class_pattern(const std::string& tensor_name);
 /// Classes of a file's tensors, largest first (ties by pattern).
 std::vector<tensor_class> tensor_classes(const gguf::file& f);
+
+/// Whether `name` matches `glob` (`*` matches any run of characters, `?` exactly one).
+bool glob_match(std::string_view glob, std::string_view name);
+/// The tensors matching `glob`, totalled (pattern = the glob).
+tensor_class glob_group(const gguf::file& f, const std::string& glob);
 
 /// Writes the report of `path` to `out` (errors to `err`); returns the exit status: 0 when the
 /// file opens and every check passes, 1 otherwise.

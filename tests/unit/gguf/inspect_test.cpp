@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 
 #include "inspect/checks.hpp"
 #include "inspect/inspect.hpp"
@@ -44,6 +45,19 @@ TEST(inspect, class_patterns_replace_numeric_components) {
   EXPECT_EQ(class_pattern("token_embd.weight"), "token_embd.weight");
   EXPECT_EQ(class_pattern("blk.1x.w"), "blk.1x.w");
   EXPECT_EQ(class_pattern("a..b.7"), "a..b.*");
+}
+
+TEST(inspect, glob_match) {
+  EXPECT_TRUE(glob_match("blk.*.ffn_*_exps.weight", "blk.12.ffn_gate_exps.weight"));
+  EXPECT_TRUE(glob_match("blk.*.ffn_*_exps.weight", "blk.0.ffn_down_exps.weight"));
+  EXPECT_FALSE(glob_match("blk.*.ffn_*_exps.weight", "blk.0.ffn_down_shexp.weight"));
+  EXPECT_FALSE(glob_match("blk.*.ffn_*_exps.weight", "blk.0.ffn_down_exps.bias"));
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_TRUE(glob_match("a?c", "abc"));
+  EXPECT_FALSE(glob_match("a?c", "ac"));
+  EXPECT_TRUE(glob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaab"));
+  EXPECT_FALSE(glob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaa"));
+  EXPECT_FALSE(glob_match("", "x"));
 }
 
 struct model_file {
@@ -88,6 +102,16 @@ TEST(inspect, report_lists_metadata_tensors_classes_and_result) {
                            "blk.1.attn_norm.weight", "q4_K", "[256, 2, 2]",
                            "blk.*.ffn_gate_exps.weight", "result      valid"})
     EXPECT_NE(r.out.find(want), std::string::npos) << "missing '" << want << "' in\n" << r.out;
+  opt.groups = {"blk.*.ffn_*_exps.weight", "nothing*"};
+  const auto grouped = inspect_file(m.path, opt);
+  const auto at = grouped.out.find("groups asked for:");
+  ASSERT_NE(at, std::string::npos) << grouped.out;
+  // Two q4_K expert tensors of 576 bytes each; the second glob matches nothing.
+  EXPECT_TRUE(std::regex_search(grouped.out.substr(at),
+                                std::regex(R"(blk\.\*\.ffn_\*_exps\.weight +2 +q4_K +1\.1\d KiB)")))
+      << grouped.out;
+  EXPECT_NE(grouped.out.find("nothing*", at), std::string::npos);
+  opt.groups.clear();
   opt.show_metadata = opt.show_tensors = false;
   const auto brief = inspect_file(m.path, opt);
   EXPECT_EQ(brief.out.find("\"deepseek4\""), std::string::npos);

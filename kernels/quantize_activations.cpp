@@ -12,7 +12,7 @@ struct quantize_instance {
 extern const auto ordo_quantize_instances = boost::hana::unpack(ordo::registry::activation_space, [](auto... a) {
   return std::array<ordo::registry::quantize_instance, sizeof...(a)>{ordo::registry::quantize_instance{
       &ordo::ops::qmv::quantize_cpu_spec<typename decltype(+a)::type>,
-#if defined(ORDO_GPU)
+#if defined(ORDO_BUILD_GPU)
       &ordo::ops::qmv::quantize_gpu_spec<typename decltype(+a)::type>
 #else
       nullptr

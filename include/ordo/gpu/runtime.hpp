@@ -15,8 +15,12 @@ struct error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Streams cross the registry as an opaque pointer so the entry-point signatures are the same in
+/// TUs built by the host compiler and by the GPU compiler (cudaStream_t/hipStream_t are pointers).
+using stream_t = void*;
+
 #if defined(ORDO_GPU_HIP)
-using stream_t = hipStream_t;
+using native_stream_t = hipStream_t;
 using event_t = hipEvent_t;
 using device_prop_t = hipDeviceProp_t;
 #define ORDO_GPU_API(name) hip##name
@@ -24,19 +28,18 @@ using status_t = hipError_t;
 inline const char* status_string(status_t s) { return hipGetErrorString(s); }
 inline constexpr status_t status_ok = hipSuccess;
 #elif defined(ORDO_GPU_CUDA)
-using stream_t = cudaStream_t;
+using native_stream_t = cudaStream_t;
 using event_t = cudaEvent_t;
 using device_prop_t = cudaDeviceProp;
 #define ORDO_GPU_API(name) cuda##name
 using status_t = cudaError_t;
 inline const char* status_string(status_t s) { return cudaGetErrorString(s); }
 inline constexpr status_t status_ok = cudaSuccess;
-#else
-using stream_t = void*;
-using event_t = void*;
 #endif
 
 #if defined(ORDO_GPU)
+inline native_stream_t native(stream_t s) { return static_cast<native_stream_t>(s); }
+
 inline void check(status_t s, const char* what, const char* file, int line) {
   if (s != status_ok)
     throw error(std::string(file) + ":" + std::to_string(line) + ": " + what + " failed: " + status_string(s));
@@ -101,9 +104,9 @@ class event_timer {
   }
   event_timer(const event_timer&) = delete;
   event_timer& operator=(const event_timer&) = delete;
-  void record_start(stream_t s = nullptr) { ORDO_GPU_CHECK(ORDO_GPU_API(EventRecord)(start_, s)); }
+  void record_start(stream_t s = nullptr) { ORDO_GPU_CHECK(ORDO_GPU_API(EventRecord)(start_, native(s))); }
   float elapsed_ms(stream_t s = nullptr) {
-    ORDO_GPU_CHECK(ORDO_GPU_API(EventRecord)(stop_, s));
+    ORDO_GPU_CHECK(ORDO_GPU_API(EventRecord)(stop_, native(s)));
     ORDO_GPU_CHECK(ORDO_GPU_API(EventSynchronize)(stop_));
     float ms = 0;
     ORDO_GPU_CHECK(ORDO_GPU_API(EventElapsedTime)(&ms, start_, stop_));

@@ -30,7 +30,8 @@ struct lane_strided {
   ORDO_HD static constexpr lane_range range(int lane, int /*nb*/, int w0, int w1) {
     return {w0 + lane, w1, lanes};
   }
-  static constexpr std::array<int, 5> combine_offsets{16, 8, 4, 2, 1};
+  static constexpr int combine_steps = 5;
+  ORDO_HD static constexpr int combine_offset(int step) { return 16 >> step; }  // 16, 8, 4, 2, 1
 };
 
 /// lane l owns the contiguous run of blocks [l*c, (l+1)*c) with c = ceil(nb/32), ascending; the
@@ -43,7 +44,8 @@ struct lane_blocked {
     const int lo = lane * per_lane, hi = lo + per_lane < nb ? lo + per_lane : nb;
     return {lo > w0 ? lo : w0, hi < w1 ? hi : w1, 1};
   }
-  static constexpr std::array<int, 5> combine_offsets{16, 8, 4, 2, 1};
+  static constexpr int combine_steps = 5;
+  ORDO_HD static constexpr int combine_offset(int step) { return 16 >> step; }
 };
 
 /// Host replay: the order's result from the terms of all nb blocks, computed directly from the
@@ -57,7 +59,8 @@ float replay(const float* terms, int nb) {
     for (int b = r.begin; b < r.end; b += r.step) acc = acc + terms[b];
     partial[lane] = acc;
   }
-  for (int offset : Order::combine_offsets) {
+  for (int step = 0; step < Order::combine_steps; ++step) {
+    const int offset = Order::combine_offset(step);
     std::array<float, lanes> next{};
     for (int lane = 0; lane < lanes; ++lane) next[lane] = partial[lane] + partial[lane ^ offset];
     partial = next;

@@ -22,7 +22,7 @@ constexpr auto qmv_instances_of() {
     return std::array<qmv_instance, sizeof...(spec)>{qmv_instance{
         &ops::qmv::run_cpu_spec<Format, typename decltype(+hana::at_c<2>(spec))::type,
                                 decltype(+hana::at_c<1>(spec))::value>,
-#if defined(ORDO_GPU)
+#if defined(ORDO_BUILD_GPU)
         &ops::qmv::launch_gpu_spec<Format, typename decltype(+hana::at_c<2>(spec))::type,
                                    decltype(+hana::at_c<1>(spec))::value>
 #else

@@ -35,7 +35,7 @@ template <class F, int R, class Order>
 constexpr qmv_entry make_qmv_entry() {
   qmv_entry e{make_spec_name("qmv", F::name, R, Order::name), F::name, F::activation::name, R, Order::name,
               &ops::qmv::run_cpu_spec<F, Order, R>, nullptr};
-#if defined(ORDO_GPU)
+#if defined(ORDO_BUILD_GPU)
   e.launch_gpu = &ops::qmv::launch_gpu_spec<F, Order, R>;
 #endif
   return e;
@@ -43,7 +43,7 @@ constexpr qmv_entry make_qmv_entry() {
 template <class A>
 constexpr quantize_entry make_quantize_entry() {
   quantize_entry e{A::name, &ops::qmv::quantize_cpu_spec<A>, nullptr};
-#if defined(ORDO_GPU)
+#if defined(ORDO_BUILD_GPU)
   e.launch_gpu = &ops::qmv::quantize_gpu_spec<A>;
 #endif
   return e;

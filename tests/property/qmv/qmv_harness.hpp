@@ -4,6 +4,7 @@
 /// with chosen rows in chosen slots, padded strides and NaN-poisoned padding. Shared by the CPU
 /// property tests and the GPU test (tests/gpu/qmv).
 #pragma once
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -4,10 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <algorithm>
-#include <numeric>
-
-#include "qmv_harness.hpp"
+#include "qmv_properties.hpp"
 
 namespace {
 
@@ -15,98 +12,20 @@ using ordo::registry::qmv_entry;
 using ordo::registry::qmv_table;
 using namespace ordo::test;
 
-/// Real DS4 reduction lengths (hidden 4096, expert width 2048, q LoRA 1024, head 512) mixed with
-/// random ones, in dot blocks of the format.
-int gen_blocks(int dot_elems) {
-  const int ds4 = *rc::gen::element(4096, 2048, 1024, 512);
-  const int real = std::max(1, ds4 / dot_elems);
-  return *rc::gen::oneOf(rc::gen::just(real), rc::gen::inRange(1, 97));
-}
-
-qmv_case gen_case(const qmv_entry& e, int pool) {
-  const int nb = gen_blocks(dot_elems_of(e.format));
-  const int n_out = *rc::gen::inRange(1, 24);
-  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
-  return make_case(e.format, n_out, nb, pool, seed);
-}
-
-const qmv_entry& one_row_twin(const qmv_entry& e) { return ordo::registry::find_qmv(e.format, 1, e.order); }
-
-/// P1 for one case: every slot of an n-row run equals the same pool row run alone at tier 1.
-bool row_order_equivalent(const qmv_backend& be, const qmv_entry& e, const qmv_case& c, const std::vector<int>& ids,
-                          const qmv_layout& layout) {
-  const auto many = run_qmv(be, e, c, ids, layout);
-  for (std::size_t s = 0; s < ids.size(); ++s) {
-    const auto alone = run_qmv(be, one_row_twin(e), c, {ids[s]});
-    if (!same_bits(many.rows[s], alone.rows[0])) return false;
-  }
-  return true;
-}
-
-template <class Prop>
-void check_every_spec(const char* property, Prop prop) {
-  for (const auto& e : qmv_table) {
-    const std::string label = std::string(property) + " " + std::string(e.name.view());
-    EXPECT_TRUE(rc::check(label, [&] { prop(e); })) << label;
-  }
-}
-
 TEST(QmvProperties, P1RowOrderEquivalence) {
-  check_every_spec("P1", [](const qmv_entry& e) {
-    const int n = *rc::gen::inRange(1, e.tier + 1);
-    const auto c = gen_case(e, n);
-    std::vector<int> ids(static_cast<std::size_t>(n));
-    std::iota(ids.begin(), ids.end(), 0);
-    RC_ASSERT(row_order_equivalent(cpu_backend(), e, c, ids, {}));
-  });
+  check_every_spec("P1", [](const qmv_entry& e) { p1_row_order_equivalence(cpu_backend(), e); });
 }
 
 TEST(QmvProperties, P2EqualsHostReplay) {
-  check_every_spec("P2", [](const qmv_entry& e) {
-    const int n = *rc::gen::inRange(1, e.tier + 1);
-    const auto c = gen_case(e, n);
-    std::vector<int> ids(static_cast<std::size_t>(n));
-    std::iota(ids.begin(), ids.end(), 0);
-    const auto got = run_qmv(cpu_backend(), e, c, ids);
-    for (int s = 0; s < n; ++s) RC_ASSERT(same_bits(got.rows[std::size_t(s)], replay_row(e, c, s)));
-  });
+  check_every_spec("P2", [](const qmv_entry& e) { p2_equals_host_replay(cpu_backend(), e); });
 }
 
 TEST(QmvProperties, P3PermutationAndSlotInvariance) {
-  check_every_spec("P3", [](const qmv_entry& e) {
-    const int n = *rc::gen::inRange(1, e.tier + 1);
-    const auto c = gen_case(e, n + 2);
-    // n distinct pool rows (repeats allowed too: the same row in two slots), in a random order
-    auto ids = *rc::gen::container<std::vector<int>>(std::size_t(n), rc::gen::inRange(0, n + 2));
-    const auto a = run_qmv(cpu_backend(), e, c, ids);
-    auto perm = ids;
-    std::reverse(perm.begin(), perm.end());
-    std::rotate(perm.begin(), perm.begin() + (*rc::gen::inRange(0, n)), perm.end());
-    const auto b = run_qmv(cpu_backend(), e, c, perm);
-    for (int s = 0; s < n; ++s) {
-      const auto it = std::find(perm.begin(), perm.end(), ids[std::size_t(s)]);
-      RC_ASSERT(same_bits(a.rows[std::size_t(s)], b.rows[std::size_t(it - perm.begin())]));
-    }
-  });
+  check_every_spec("P3", [](const qmv_entry& e) { p3_permutation_invariance(cpu_backend(), e); });
 }
 
 TEST(QmvProperties, P4TailsAndPaddingNeverLeak) {
-  check_every_spec("P4", [](const qmv_entry& e) {
-    const int n = *rc::gen::inRange(1, e.tier + 1);
-    const auto c = gen_case(e, n);
-    std::vector<int> ids(static_cast<std::size_t>(n));
-    std::iota(ids.begin(), ids.end(), 0);
-    qmv_layout padded;
-    padded.act_pad_bytes = std::size_t(*rc::gen::inRange(0, 5)) * 4;  // activation blocks stay 4-byte aligned
-    padded.out_pad = std::size_t(*rc::gen::inRange(0, 9));
-    padded.poison_unused_rows = true;
-    const auto poisoned = run_qmv(cpu_backend(), e, c, ids, padded);
-    RC_ASSERT(poisoned.padding_intact);
-    qmv_layout clean;
-    clean.poison_unused_rows = false;
-    const auto tight = run_qmv(cpu_backend(), e, c, ids, clean);
-    for (int s = 0; s < n; ++s) RC_ASSERT(same_bits(poisoned.rows[std::size_t(s)], tight.rows[std::size_t(s)]));
-  });
+  check_every_spec("P4", [](const qmv_entry& e) { p4_tails_and_padding(cpu_backend(), e); });
 }
 
 // P5: the orders are not interchangeable. For each format that ships two orders, over many random

@@ -26,7 +26,8 @@ void run_cpu_rows(const problem& p, int row_begin, int row_end) {
     for (int i = 0; i < p.rows; ++i) {
       auto v = partial[i];
       // The device combine: every lane adds the value of lane ^ offset (shfl_xor), offsets in order.
-      for (int offset : Order::combine_offsets) {
+      for (int step = 0; step < Order::combine_steps; ++step) {
+        const int offset = Order::combine_offset(step);
         std::array<float, order::lanes> next{};
         for (int lane = 0; lane < order::lanes; ++lane) next[lane] = v[lane] + v[lane ^ offset];
         v = next;

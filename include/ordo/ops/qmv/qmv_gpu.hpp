@@ -72,7 +72,8 @@ ORDO_GLOBAL void __launch_bounds__(Policy::warps * 32) qmv_kernel(problem p) {
       for (int i = 0; i < R; ++i) {
         if (i < p.rows) {
           float v = acc[i];
-          for (int offset : Order::combine_offsets) v = v + gpu::shfl_xor(v, offset);
+#pragma unroll
+          for (int step = 0; step < Order::combine_steps; ++step) v = v + gpu::shfl_xor(v, Order::combine_offset(step));
           if (lane == 0) p.out[std::size_t(i) * p.out_stride + row] = v;
         }
       }
@@ -89,7 +90,7 @@ void launch_gpu(const problem& p, gpu::stream_t stream) {
   const unsigned grid = unsigned((p.n_out + warps - 1) / warps);
   const std::size_t smem = std::size_t(warps) * window_stage_bytes<F, Policy>;
   static_assert(warps * window_stage_bytes<F, Policy> <= 48 * 1024, "qmv window exceeds 48 KiB of shared memory");
-  qmv_kernel<F, Order, R, Policy><<<grid, warps * 32, smem, stream>>>(p);
+  qmv_kernel<F, Order, R, Policy><<<grid, warps * 32, smem, gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
 #endif

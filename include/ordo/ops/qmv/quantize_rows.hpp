@@ -47,7 +47,7 @@ template <quant::activation_format A>
 void quantize_rows_gpu(const quantize_problem& p, gpu::stream_t stream) {
   const long long blocks = (long long)(p.k / A::block_elems) * p.rows;
   if (blocks == 0) return;
-  quantize_rows_kernel<A><<<unsigned((blocks + 127) / 128), 128, 0, stream>>>(p);
+  quantize_rows_kernel<A><<<unsigned((blocks + 127) / 128), 128, 0, gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
 #endif

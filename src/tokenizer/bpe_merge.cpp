@@ -40,39 +40,43 @@ void bpe_merge_heap(std::vector<int32_t>& sym, const merge_table& merges, bpe_sc
     s.next[std::size_t(i)] = i + 1 < n ? i + 1 : -1;
     s.prev[std::size_t(i)] = i - 1;
   }
-  // Min-heap on (rank, pos): pos is the node's original start, so equal ranks merge leftmost first.
-  auto later = [](const bpe_scratch::entry& a, const bpe_scratch::entry& b) {
-    return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
-  };
+  // Min-heap on (rank, pos) packed in one word (8 bytes an entry: the heap of a megabyte-long
+  // piece is what misses the cache); pos is the node's original start, so equal ranks merge
+  // leftmost first.
+  auto later = [](uint64_t a, uint64_t b) { return a > b; };
   s.heap.clear();
   auto push = [&](int32_t pos) {
     const int32_t nx = s.next[std::size_t(pos)];
     if (nx < 0) return;
     const auto m = merges.find(sym[std::size_t(pos)], sym[std::size_t(nx)]);
     if (m.rank < 0) return;
-    s.heap.push_back({m.rank, pos, sym[std::size_t(pos)], sym[std::size_t(nx)]});
+    s.heap.push_back((uint64_t(uint32_t(m.rank)) << 32) | uint32_t(pos));
     std::push_heap(s.heap.begin(), s.heap.end(), later);
   };
   for (int32_t i = 0; i + 1 < n; ++i) push(i);
   constexpr int32_t dead = -2;
   while (!s.heap.empty()) {
     std::pop_heap(s.heap.begin(), s.heap.end(), later);
-    const auto e = s.heap.back();
+    const uint64_t e = s.heap.back();
     s.heap.pop_back();
-    const std::size_t p = std::size_t(e.pos);
-    // Stale entries: a node only ever grows (its id changes to a longer token) and its right
-    // neighbour changes only when it absorbs it, so matching ids prove the pair still stands.
-    if (sym[p] != e.left) continue;
+    const int32_t rank = int32_t(e >> 32);
+    const std::size_t p = std::size_t(uint32_t(e));
+    // Stale entries: the pair now at p may differ from the one pushed (p was absorbed, grew, or
+    // got a new right neighbour). A rank names exactly one (left, right) pair, so the entry still
+    // stands iff the pair now at p has the same rank.
+    if (sym[p] == dead) continue;
     const int32_t nx = s.next[p];
-    if (nx < 0 || sym[std::size_t(nx)] != e.right) continue;
-    sym[p] = merges.find(e.left, e.right).result;
+    if (nx < 0) continue;
+    const auto m = merges.find(sym[p], sym[std::size_t(nx)]);
+    if (m.rank != rank) continue;
+    sym[p] = m.result;
     const int32_t nn = s.next[std::size_t(nx)];
     s.next[p] = nn;
-    if (nn >= 0) s.prev[std::size_t(nn)] = e.pos;
+    if (nn >= 0) s.prev[std::size_t(nn)] = int32_t(p);
     sym[std::size_t(nx)] = dead;
     s.next[std::size_t(nx)] = -1;
     if (s.prev[p] >= 0) push(s.prev[p]);
-    push(e.pos);
+    push(int32_t(p));
   }
   std::size_t w = 0;
   for (int32_t i = 0; i >= 0; i = s.next[std::size_t(i)]) sym[w++] = sym[std::size_t(i)];

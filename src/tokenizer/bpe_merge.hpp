@@ -16,12 +16,7 @@ namespace ordo::tokenizer {
 struct bpe_scratch {
   std::vector<int32_t> ranks;
   std::vector<int32_t> next, prev;
-  struct entry {
-    int32_t rank;
-    int32_t pos;
-    int32_t left, right;
-  };
-  std::vector<entry> heap;
+  std::vector<uint64_t> heap;  // (rank << 32) | start position: one compare orders both
 };
 
 /// `symbols` holds the initial symbol ids (one per byte) and is rewritten to the merged ids.

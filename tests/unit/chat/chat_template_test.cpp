@@ -43,6 +43,20 @@ TEST(single_turn, think_max_prefix_follows_bos) {
             "<｜begin▁of▁sentence｜>" + max_prefix + "S<｜User｜>Q<｜Assistant｜><think>");
 }
 
+TEST(single_turn, completions_wrapper_uses_the_default_system_prompt) {
+  // /v1/completions: BOS You are a helpful assistant<｜User｜>prompt<｜Assistant｜><think>|</think>
+  EXPECT_EQ(render_single_turn(default_system_prompt, "2+2=", think_mode::none).str(),
+            "<｜begin▁of▁sentence｜>You are a helpful assistant<｜User｜>2+2=<｜Assistant｜></think>");
+}
+
+TEST(conversation, without_user_messages_every_assistant_turn_is_current) {
+  const std::vector<message> msgs = {sys_msg("S"), assistant_msg("A", "r")};
+  EXPECT_EQ(render_conversation(msgs, {think_mode::high, {}}).str(),
+            "<｜begin▁of▁sentence｜>S<｜Assistant｜><think>r</think>A<｜end▁of▁sentence｜><｜Assistant｜><think>");
+  EXPECT_EQ(render_conversation({}, {think_mode::none, {}}).str(),
+            "<｜begin▁of▁sentence｜><｜Assistant｜></think>");
+}
+
 TEST(conversation, system_user_assistant_history) {
   const std::vector<message> msgs = {sys_msg("Be brief."), {role::developer, "Use metric units.", {}, {}},
                                      user_msg("Hi"), assistant_msg("Hello!", "greet back"), user_msg("Weather?")};

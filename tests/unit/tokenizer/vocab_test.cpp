@@ -5,6 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "ordo/model/gguf.hpp"
@@ -87,6 +88,25 @@ TEST(tokenizer_errors, name_the_merge_or_byte_at_fault) {
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("tokenizer.ggml.pre is 'llama-bpe'"), std::string::npos) << e.what();
   }
+}
+
+TEST(tokenizer_json, errors_name_the_file_and_field) {
+  const fs::path dir = fs::temp_directory_path() / ("ordo_vocab_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto message_of = [](const fs::path& p) {
+    try {
+      vocab_from_tokenizer_json(p);
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message_of(dir / "absent.json").find("absent.json: cannot open"), std::string::npos);
+  std::ofstream(dir / "broken.json") << "{\"model\": ";
+  EXPECT_NE(message_of(dir / "broken.json").find("broken.json: not valid JSON"), std::string::npos);
+  std::ofstream(dir / "unigram.json") << R"({"model": {"type": "Unigram", "vocab": {}, "merges": []}})";
+  EXPECT_NE(message_of(dir / "unigram.json").find("model.type is 'Unigram'"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST(gguf_vocab, metadata_round_trips_through_a_gguf_image) {

@@ -213,3 +213,40 @@ TEST(RefLlamaParityMtp, MtpLogitsMatchAtEveryPosition) {
 }
 
 }  // namespace
+
+namespace {
+
+// The loader reads both file conventions: the same synth seed written with antirez/ds4 naming
+// (MTP block in a separate mtp.0.* file) and with llama.cpp naming (MTP block as blk.<n>.nextn.*)
+// must give bit-identical main-model logits, and both must carry a runnable MTP block.
+TEST(RefLoaderNaming, Ds4AndLlamaNamingLoadTheSameMainModel) {
+  const fs::path dir = work_dir("naming_seed9");
+  const std::string synth = std::string("'") + ORDO_BIN + "' synth --preset tiny --seed 9 --mtp -q";
+  run_command(synth + " --naming ds4 -o " + q(dir / "ds4.gguf") + " --mtp-out " + q(dir / "ds4-mtp.gguf"));
+  run_command(synth + " --naming llama -o " + q(dir / "llama.gguf"));
+  if (HasFatalFailure()) return;
+  const auto main_ds4 = ordo::gguf::file::open(dir / "ds4.gguf");
+  const auto mtp_ds4 = ordo::gguf::file::open(dir / "ds4-mtp.gguf");
+  const auto main_llama = ordo::gguf::file::open(dir / "llama.gguf");
+  const auto a = ordo::eval::load_ref_model(main_ds4, &mtp_ds4);
+  const auto b = ordo::eval::load_ref_model(main_llama);
+  EXPECT_EQ(a.naming, ordo::model::ds4_naming::ds4);
+  EXPECT_EQ(b.naming, ordo::model::ds4_naming::llama);
+  ASSERT_EQ(a.weights.mtp.size(), 1u);
+  ASSERT_EQ(b.weights.mtp.size(), 1u);
+  const auto sims = ordo::ref::simulations::all_on();
+  auto sa = ordo::ref::make_sequence_state(a.config), sb = ordo::ref::make_sequence_state(b.config);
+  ordo::ref::mtp_state ma, mb;
+  const auto prompt = prompt_ids(40, 9, 512);
+  for (int p = 0; p < 40; ++p) {
+    const auto ra = ordo::ref::forward_token(a.weights, a.config, sa, prompt[p], sims);
+    const auto rb = ordo::ref::forward_token(b.weights, b.config, sb, prompt[p], sims);
+    ASSERT_EQ(ra.logits, rb.logits) << "position " << p;
+    const auto da = ordo::ref::mtp_forward(a.weights, a.config, 0, ma, prompt[p], ra.hidden, p, sims);
+    const auto db = ordo::ref::mtp_forward(b.weights, b.config, 0, mb, prompt[p], rb.hidden, p, sims);
+    EXPECT_TRUE(da.logits.allFinite());
+    EXPECT_TRUE(db.logits.allFinite());
+  }
+}
+
+}  // namespace

@@ -18,9 +18,12 @@ int run_inspect(int argc, char** argv) {
   app.add_option("file", path, "GGUF file")->required();
   app.add_option("--items", opt.max_array_items, "array items shown per metadata value")
       ->capture_default_str();
+  // One glob per --group (so a FILE after it stays the positional), any number of --group.
   app.add_option("--group", opt.groups,
                  "also total the tensors matching this glob, e.g. 'blk.*.ffn_*_exps.weight' "
-                 "(repeatable)");
+                 "(repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--no-metadata", no_metadata, "omit the metadata listing");
   app.add_flag("--no-tensors", no_tensors, "omit the per-tensor table (classes are still shown)");
   CLI11_PARSE(app, argc, argv);

@@ -35,8 +35,8 @@ int run_convert(int argc, char** argv) {
                  "type of the tensors ds4 stores as F16 (embedding, hyper-connection, router, compressor, "
                  "indexer): f16 (default), bf16, f32");
   app.add_option("--experts", experts,
-                 "routed expert type: mxfp4 (default for FP4 sources; lossless repack), q8_0, f16, bf16, f32 "
-                 "(default for float sources: the --dense type)");
+                 "routed expert type: mxfp4 (default for FP4 sources: a lossless repack; from float sources it "
+                 "quantizes, lossy), q8_0, f16, bf16, f32 (default for float sources: the --dense type)");
   app.add_option("--vocab", vocab,
                  "tokenizer section: auto (tokenizer.json from --tokenizer-json or beside the checkpoint, else "
                  "none), json (exactly --tokenizer-json), deepseek (DS4's vocabulary from a DeepSeek-V3 "

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "ordo/numeric/conversions.hpp"
+#include "ordo/quant/quantize_mxfp4.hpp"
+#include "ordo/quant/quantize_q8_0.hpp"
 
 namespace ordo::convert {
 
@@ -23,19 +25,6 @@ std::size_t encoded_row_bytes(gguf::ggml_type type, std::int64_t cols) {
   }
   throw std::logic_error(fmt::format("encoded_row_bytes: type {} is not written by the converter",
                                      static_cast<unsigned>(type)));
-}
-
-quant::q8_0::block quantize_q8_0_block(const float* x) {
-  float amax = 0.0f;
-  for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(x[i]));
-  const float d = amax / 127.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  quant::q8_0::block b{};
-  b.d = numeric::f32_to_f16(d);
-  // roundf rounds halves away from zero, as ggml does; |x·id| <= 127 (up to one ulp), so the
-  // cast never overflows int8.
-  for (int i = 0; i < 32; ++i) b.qs[i] = static_cast<std::int8_t>(std::roundf(x[i] * id));
-  return b;
 }
 
 void encode_float_rows(gguf::ggml_type type, const float* x, std::int64_t rows, std::int64_t cols,
@@ -60,7 +49,17 @@ void encode_float_rows(gguf::ggml_type type, const float* x, std::int64_t rows, 
     case gguf::ggml_type::q8_0: {
       if (cols % 32 != 0) throw std::logic_error("encode_float_rows: q8_0 needs cols % 32 == 0");
       for (std::int64_t b = 0; b < n / 32; ++b) {
-        const auto blk = quantize_q8_0_block(x + 32 * b);
+        quant::q8_0::block blk;
+        quant::quantize_q8_0_block(x + 32 * b, blk);
+        std::memcpy(out + b * sizeof(blk), &blk, sizeof(blk));
+      }
+      return;
+    }
+    case gguf::ggml_type::mxfp4: {
+      if (cols % 32 != 0) throw std::logic_error("encode_float_rows: mxfp4 needs cols % 32 == 0");
+      for (std::int64_t b = 0; b < n / 32; ++b) {
+        quant::mxfp4::block blk;
+        quant::quantize_mxfp4_block(x + 32 * b, blk);
         std::memcpy(out + b * sizeof(blk), &blk, sizeof(blk));
       }
       return;

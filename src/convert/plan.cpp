@@ -395,9 +395,8 @@ class planner {
     }
     p.type = opts_.experts.value_or(fp4 ? ggml_type::mxfp4 : opts_.dense.value_or(ggml_type::q8_0));
     if (p.type == ggml_type::mxfp4 && !fp4)
-      throw error(fmt::format("{}: MXFP4 output needs the FP4 source experts (ordo convert repacks them losslessly; "
-                              "it does not quantize floats to MXFP4); use --experts q8_0|f16|bf16|f32",
-                              p.name));
+      notes_.push_back(fmt::format("{}: MXFP4 quantized from {} values (lossy; only FP4 sources repack losslessly)",
+                                   p.name, st_dtype_name(p.parts.front().tensor->dtype)));
     check_block_multiple(p, p.parts.front().tensor->name);
     out.push_back(std::move(p));
   }

@@ -23,7 +23,8 @@ TEST(EncodeRows, Q8_0HandComputedBlock) {
   for (int i = 0; i < 32; ++i) x[i] = static_cast<float>(i) - 16.5f;
   x[0] = -127.0f;
   x[31] = 2.5f;
-  const auto b = quantize_q8_0_block(x);
+  quant::q8_0::block b;
+  encode_float_rows(gguf::ggml_type::q8_0, x, 1, 32, reinterpret_cast<std::byte*>(&b));
   EXPECT_EQ(b.d, 0x3c00);  // f16 1.0
   EXPECT_EQ(b.qs[0], -127);
   EXPECT_EQ(b.qs[1], -16);  // -15.5 → -16 (away from zero)
@@ -31,7 +32,8 @@ TEST(EncodeRows, Q8_0HandComputedBlock) {
   EXPECT_EQ(b.qs[16], -1);  // -0.5 → -1
   EXPECT_EQ(b.qs[31], 3);   // 2.5 → 3
   const float zeros[32] = {};
-  const auto z = quantize_q8_0_block(zeros);
+  quant::q8_0::block z;
+  encode_float_rows(gguf::ggml_type::q8_0, zeros, 1, 32, reinterpret_cast<std::byte*>(&z));
   EXPECT_EQ(z.d, 0);
   for (auto q : z.qs) EXPECT_EQ(q, 0);
 }

@@ -106,7 +106,9 @@ TEST(gguf_corpus, truncations_and_bit_flips_of_valid_files) {
       if (n < needed) EXPECT_FALSE(loaded) << "prefix of " << n << " bytes loaded";
       ++parsed;
     }
-    for (std::size_t bit = 0; bit < bytes.size() * 8; ++bit) {
+    // Flips in tensor data change nothing the reader looks at: only the header is swept.
+    const std::size_t header_bytes = std::min<std::size_t>(bytes.size(), whole.data_offset());
+    for (std::size_t bit = 0; bit < header_bytes * 8; ++bit) {
       auto flipped = bytes;
       flipped[bit / 8] ^= std::byte(1u << (bit % 8));
       try {

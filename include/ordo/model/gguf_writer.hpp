@@ -2,9 +2,9 @@
 /// ggml type, dims) are given up front, offsets are computed and the header is written at once;
 /// then every tensor's bytes are accepted in table order (begin_tensor / write / end_tensor, or
 /// one call with a producer that fills chunks), size-checked, and padded to the alignment (the
-/// last one too: for the same content the bytes equal ggml's gguf_write_to_file). Only
-/// one chunk is ever held in memory, so a 150 GB model can be written. The file appears under its
-/// name only when finish() succeeds (it is written as `<path>.partial` and renamed), so an
+/// last one too: for the same content the bytes equal ggml's gguf_write_to_file). Only one chunk
+/// is ever held in memory, so a 150 GB model can be written. The file appears under its name
+/// only when finish() succeeds (it is written as `<path>.partial` and renamed), so an
 /// interrupted run never leaves a plausible-looking truncated model.
 #pragma once
 #include <cstddef>
@@ -44,11 +44,11 @@ class writer {
   /// Fills `out` with the bytes of the tensor at [offset, offset + out.size()).
   using chunk_producer = std::function<void(uint64_t offset, std::span<std::byte> out)>;
 
-  /// Validates metadata (no duplicate keys, array items of the declared type, `general.alignment`
-  /// if present a u32 power of two) and the table (names unique, non-empty, UTF-8, at most
-  /// max_tensor_name_bytes, no control characters; 1..4 dims; ne0 a multiple of the block size;
-  /// at most max_metadata_values values), computes the layout,
-  /// creates `<path>.partial` and writes the header. Throws gguf::error naming the path.
+  /// Validates what the reader would (keys and names unique, non-empty, UTF-8 without control
+  /// characters, names at most max_tensor_name_bytes; array items of the declared type, nesting
+  /// at most max_array_depth, at most max_metadata_values values; `general.alignment`, if
+  /// present, a u32 power of two; 1..4 dims, ne0 a multiple of the block size), computes the
+  /// layout, creates `<path>.partial` and writes the header. Throws gguf::error naming the path.
   writer(const std::filesystem::path& path, std::vector<key_value> metadata,
          std::vector<tensor_spec> tensors);
   writer(writer&&) noexcept;

@@ -110,6 +110,18 @@ void check_expert_pairing(const ds4_block_view<Tensor>& b, const std::string& pr
 
 }  // namespace detail
 
+/// The convention of a main file: llama when it declares an MTP block that exists as
+/// `blk.<block_count-1>.nextn.eh_proj.weight`; ds4 otherwise (without MTP the two conventions
+/// use the same names, and ds4's rules are the more lenient: optional selection bias).
+template <class File>
+ds4_naming guess_ds4_naming(const File& f) {
+  const gguf::value* blocks = f.find(ds4_key("block_count"));
+  const gguf::value* nextn = f.find(ds4_key("nextn_predict_layers"));
+  if (!blocks || !nextn || !blocks->is_integer() || !nextn->is_integer() || nextn->to_u64() == 0) return ds4_naming::ds4;
+  const uint64_t last = blocks->to_u64() - 1;
+  return f.find_tensor("blk." + std::to_string(last) + ".nextn.eh_proj.weight") ? ds4_naming::llama : ds4_naming::ds4;
+}
+
 /// Resolves a DS4 model. `main` is the model file; `mtp_file` (ds4 naming only) is antirez/ds4's
 /// MTP sidecar, or null. With llama naming the MTP block comes from the main file when
 /// `nextn_predict_layers` = 1 and `blk.<n_layer>.nextn.eh_proj.weight` exists (as llama.cpp

@@ -22,6 +22,12 @@ fs::path scratch() {
   return dir;
 }
 
+// Removes the scratch folder after the last test, failed ones included.
+struct scratch_cleanup : ::testing::Environment {
+  void TearDown() override { fs::remove_all(scratch()); }
+};
+[[maybe_unused]] auto* const cleanup = ::testing::AddGlobalTestEnvironment(new scratch_cleanup);
+
 int sh(const std::string& cmd) {
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -94,6 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
         config{"q4k", "--dense q8_0 --experts q4_k --set expert_feed_forward_length=256", "", 24},
         config{"q2k", "--experts q2_k --set expert_feed_forward_length=256", "", 24},
         config{"iq2xxs", "--experts iq2_xxs --set expert_feed_forward_length=256", "", 24},
+        config{"deepseek_vocab", "--vocab deepseek --dense f16", "", 12},  // the real 129,280 tokens
         config{"five_layers", "--set block_count=5 --set attention.compress_ratios=0,4,128,4,128 "
                               "--set expert_count=8 --set expert_used_count=3 --set hash_layer_count=2", "", 24}),
     [](const auto& info) { return std::string(info.param.name); });

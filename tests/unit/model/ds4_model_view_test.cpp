@@ -103,6 +103,14 @@ TEST(open_ds4, mtp_in_both_conventions) {
   EXPECT_NE(error_of(no_eh, ds4_naming::llama).find("blk.8.nextn.eh_proj.weight is missing"), std::string::npos);
 }
 
+TEST(open_ds4, guesses_the_naming) {
+  ds4_hparams h = small();
+  EXPECT_EQ(guess_ds4_naming(make_fake(h, ds4_naming::llama)), ds4_naming::ds4);  // no MTP: same names
+  h.n_mtp = 1;
+  EXPECT_EQ(guess_ds4_naming(make_fake(h, ds4_naming::llama)), ds4_naming::llama);
+  EXPECT_EQ(guess_ds4_naming(make_fake(h, ds4_naming::ds4)), ds4_naming::ds4);
+}
+
 TEST(open_ds4, wrong_architecture) {
   fake_file f = make_fake(small(), ds4_naming::ds4);
   f.meta["general.architecture"] = ordo::gguf::value::string("deepseek2");

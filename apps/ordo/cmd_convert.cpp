@@ -71,8 +71,7 @@ int run_convert(int argc, char** argv) {
     req.options.vocab.source = convert::parse_vocab_source(vocab);
     if (!tokenizer_json.empty()) req.options.vocab.tokenizer_json = tokenizer_json;
     req.dry_run = dry_run;
-    const auto plan = convert::convert_checkpoint(req, quiet ? nullptr : &std::cerr);
-    if (dry_run) convert::print_plan(plan, std::cout);
+    convert::convert_checkpoint(req, quiet ? nullptr : &std::cerr, dry_run ? &std::cout : nullptr);
   } catch (const std::exception& e) {
     std::cerr << "ordo convert: " << e.what() << "\n";
     return 1;

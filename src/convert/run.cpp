@@ -239,7 +239,7 @@ void run_conversion(const checkpoint& ck, const conversion_plan& plan, const std
   }
 }
 
-conversion_plan convert_checkpoint(const convert_request& req, std::ostream* log) {
+void convert_checkpoint(const convert_request& req, std::ostream* log, std::ostream* plan_out) {
   const auto ck = checkpoint::open(req.source);
   const auto config = req.config.value_or(ck.directory() / "config.json");
   const auto hp = read_hf_config(config);
@@ -248,8 +248,8 @@ conversion_plan convert_checkpoint(const convert_request& req, std::ostream* log
   auto plan = plan_conversion(ck, hp, options);
   if (log != nullptr)
     for (const auto& n : plan.notes) *log << "note: " << n << "\n";
+  if (plan_out != nullptr) print_plan(plan, *plan_out);
   if (!req.dry_run) run_conversion(ck, plan, req.output, log, req.mtp_output);
-  return plan;
 }
 
 }  // namespace ordo::convert

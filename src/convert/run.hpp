@@ -27,11 +27,13 @@ struct convert_request {
   std::optional<std::filesystem::path> mtp_output;  // ds4's MTP sidecar (mtp.0.*); sets options.mtp
 };
 
-/// Opens the checkpoint, reads config.json, plans, prints the notes and (unless dry_run) writes.
-/// Returns the plan.
-conversion_plan convert_checkpoint(const convert_request& req, std::ostream* log);
+/// Opens the checkpoint, reads config.json, plans, prints the notes to `log` and the plan to
+/// `plan_out` (when not null), and unless dry_run writes the GGUF(s). (No plan is returned: its
+/// parts point into the checkpoint, which lives only for the call.)
+void convert_checkpoint(const convert_request& req, std::ostream* log, std::ostream* plan_out = nullptr);
 
 /// One line per planned tensor (main file, then the MTP sidecar): GGUF name, type, dims, sources.
+/// The checkpoint the plan was made from must still be open.
 void print_plan(const conversion_plan& plan, std::ostream& os);
 
 }  // namespace ordo::convert

@@ -187,7 +187,7 @@ TEST(Convert, OfficialLayoutWithDs4Types) {
   fx.write(dir.path);
   std::ostringstream log;
   convert_request req{dir.path, dir.path / "out.gguf", std::nullopt, {}, false};
-  const auto plan = convert_checkpoint(req, &log);
+  convert_checkpoint(req, &log);
   const auto f = gguf::file::open(dir.path / "out.gguf");
   EXPECT_EQ(f.tensors().size(), fx.expected.size());
   for (const auto& [name, e] : fx.expected) check_tensor(f, name, e, default_type_of(name, e.kind));

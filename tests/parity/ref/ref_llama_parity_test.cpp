@@ -250,3 +250,28 @@ TEST(RefLoaderNaming, Ds4AndLlamaNamingLoadTheSameMainModel) {
 }
 
 }  // namespace
+
+namespace {
+
+// `ordo eval` end to end: the CLI's ORDL dump equals the library's result bit for bit, holds the
+// prompt then the greedy tokens, and --ref-sims off changes the numbers.
+TEST(OrdoEvalCli, DumpsPromptAndGreedyRowsLikeTheLibrary) {
+  const fs::path dir = work_dir("cli_seed7");
+  run_command(std::string("'") + ORDO_BIN + "' synth --preset tiny --seed 7 --naming llama -q -o " + q(dir / "m.gguf"));
+  if (HasFatalFailure()) return;
+  const std::string eval = std::string("'") + ORDO_BIN + "' eval -m " + q(dir / "m.gguf") + " --prompt-ids 5,17,300,2,9 --gen 4";
+  run_command(eval + " --dump-logits " + q(dir / "on.ordl"));
+  run_command(eval + " --ref-sims off --dump-logits " + q(dir / "off.ordl"));
+  if (HasFatalFailure()) return;
+  const ordl on = ordo::eval::read_ordl(dir / "on.ordl"), off = ordo::eval::read_ordl(dir / "off.ordl");
+  ASSERT_EQ(on.tokens.size(), 9u);
+  EXPECT_EQ(std::vector<int32_t>(on.tokens.begin(), on.tokens.begin() + 5), (std::vector<int32_t>{5, 17, 300, 2, 9}));
+  for (std::size_t p = 5; p < 9; ++p) EXPECT_EQ(on.tokens[p], ordo::eval::argmax(on.row(p - 1)));
+  auto b = ordo::eval::make_backend("ref", {.model = dir / "m.gguf", .mtp_model = {}, .sims = ordo::eval::ref_sims::on});
+  const ordl lib = ordo::eval::evaluate(*b, {5, 17, 300, 2, 9}, 4);
+  EXPECT_EQ(lib.tokens, on.tokens);
+  EXPECT_EQ(lib.logits, on.logits);
+  EXPECT_NE(on.logits, off.logits);
+}
+
+}  // namespace

@@ -5,6 +5,8 @@
 // ORDL file (little-endian): "ORDL", u32 version = 1, u32 n_pos, u32 n_vocab,
 // i32 tokens[n_pos], f32 logits[n_pos][n_vocab]; row i holds the logits after feeding tokens[i].
 //
+// With --load-mtp --mtp-out it also runs llama.cpp's MTP block on every position (a second ORDL).
+//
 // Settings are the tightest llama.cpp offers (F32 KV cache, flash attention off) because only
 // those agree with a float64 reference to ~1e-5; anything looser is a smoke test.
 #include <CLI/CLI.hpp>
@@ -20,6 +22,11 @@
 #include <string>
 #include <vector>
 
+// llama.cpp's staging MTP API (src/llama-ext.h in its source; exported with C++ linkage by the
+// prebuilt libllama, not declared in llama.h). Declared here with the library's signatures.
+void llama_set_embeddings_nextn(llama_context* ctx, bool value, bool masked);
+float* llama_get_embeddings_nextn_ith(llama_context* ctx, int32_t i);
+
 namespace {
 
 enum class feed_mode { batch, token };
@@ -30,6 +37,7 @@ struct options {
   std::string tokens_csv;
   std::string tokens_file;
   std::string out;
+  std::string mtp_out;
   feed_mode mode = feed_mode::batch;
   int greedy = 0;
   // One thread by default: ggml's worker threads spin at barriers, and on a loaded 2-core CI
@@ -83,8 +91,10 @@ struct llama_run {
 };
 
 // Feeds `ids` starting at position `pos0` and appends one logits row per id to `logits`.
+// Feeds `ids` starting at position `pos0` and appends one logits row per id to `logits`; with
+// `hidden`, also the MTP input row (the HC state before the output head) of every position.
 void feed(llama_run& run, const std::vector<int32_t>& ids, int32_t pos0, feed_mode mode, int32_t n_vocab,
-          std::vector<float>& logits) {
+          std::vector<float>& logits, std::vector<float>* hidden = nullptr, int32_t n_hidden = 0) {
   const int32_t chunk = mode == feed_mode::batch ? static_cast<int32_t>(ids.size()) : 1;
   for (int32_t start = 0; start < static_cast<int32_t>(ids.size()); start += chunk) {
     const int32_t n = std::min<int32_t>(chunk, static_cast<int32_t>(ids.size()) - start);
@@ -104,8 +114,60 @@ void feed(llama_run& run, const std::vector<int32_t>& ids, int32_t pos0, feed_mo
       const float* row = llama_get_logits_ith(run.ctx, i);
       if (!row) throw std::runtime_error("llama_get_logits_ith returned no logits");
       logits.insert(logits.end(), row, row + n_vocab);
+      if (hidden) {
+        const float* h = llama_get_embeddings_nextn_ith(run.ctx, i);
+        if (!h) throw std::runtime_error("llama.cpp returned no MTP hidden state for position " + std::to_string(pos0 + start + i));
+        hidden->insert(hidden->end(), h, h + n_hidden);
+      }
     }
   }
+}
+
+// llama.cpp's MTP convention (common/speculative.cpp): the MTP row at position k takes the
+// token t_k and the main model's hidden state of position k-1 (zeros at k = 0) and predicts
+// t_{k+1}, so its logits row k is comparable with the main model's row k.
+std::vector<float> mtp_logits(llama_model* model, llama_context* main_ctx, const llama_context_params& cp_main,
+                              const std::vector<int32_t>& tokens, const std::vector<float>& hidden, int32_t n_hidden,
+                              int32_t n_vocab) {
+  llama_context_params cp = cp_main;
+  cp.ctx_type = LLAMA_CONTEXT_TYPE_MTP;
+  cp.ctx_other = main_ctx;
+  cp.n_batch = cp.n_ubatch = std::max<uint32_t>(static_cast<uint32_t>(tokens.size()), 1);
+  llama_run mtp;
+  mtp.ctx = llama_init_from_model(model, cp);
+  if (!mtp.ctx) throw std::runtime_error("llama.cpp could not create the MTP context");
+  const int32_t n = static_cast<int32_t>(tokens.size());
+  std::vector<llama_token> tok(tokens.begin(), tokens.end());
+  std::vector<float> embd(std::size_t(n) * n_hidden, 0.0f);
+  for (int32_t k = 1; k < n; ++k)
+    std::copy_n(hidden.begin() + std::size_t(k - 1) * n_hidden, n_hidden, embd.begin() + std::size_t(k) * n_hidden);
+  std::vector<llama_pos> pos(n);
+  std::vector<int32_t> n_seq(n, 1);
+  std::vector<llama_seq_id> seq0(n, 0);
+  std::vector<llama_seq_id*> seq(n);
+  std::vector<int8_t> want(n, 1);
+  for (int32_t k = 0; k < n; ++k) {
+    pos[k] = k;
+    seq[k] = &seq0[k];
+  }
+  llama_batch batch{};
+  batch.n_tokens = n;
+  batch.token = tok.data();
+  batch.embd = embd.data();
+  batch.pos = pos.data();
+  batch.n_seq_id = n_seq.data();
+  batch.seq_id = seq.data();
+  batch.logits = want.data();
+  const int32_t rc = llama_decode(mtp.ctx, batch);
+  if (rc != 0) throw std::runtime_error("llama_decode of the MTP batch failed with status " + std::to_string(rc));
+  std::vector<float> out;
+  for (int32_t k = 0; k < n; ++k) {
+    const float* row = llama_get_logits_ith(mtp.ctx, k);
+    if (!row) throw std::runtime_error("no MTP logits for position " + std::to_string(k));
+    out.insert(out.end(), row, row + n_vocab);
+  }
+  mtp.model = nullptr;  // owned by the main run
+  return out;
 }
 
 void write_ordl(const std::string& path, const std::vector<int32_t>& tokens, int32_t n_vocab,
@@ -164,14 +226,31 @@ int run(const options& opt) {
   run.ctx = llama_init_from_model(run.model, cp);
   if (!run.ctx) throw std::runtime_error("llama.cpp could not create a context for " + opt.model);
 
+  const bool want_mtp = !opt.mtp_out.empty();
+  if (want_mtp && !opt.load_mtp) throw std::runtime_error("--mtp-out needs --load-mtp");
+  // The MTP input is the whole HC state: 4 streams (llama.cpp accepts only hyper_connection.count 4).
+  const int32_t n_hidden = want_mtp ? llama_model_n_embd(run.model) * 4 : 0;
+  if (want_mtp) llama_set_embeddings_nextn(run.ctx, true, false);
+  std::vector<float>* hidden_rows = nullptr;
+  std::vector<float> hidden;
+  if (want_mtp) hidden_rows = &hidden;
+
   std::vector<int32_t> tokens = prompt;
   std::vector<float> logits;
-  feed(run, prompt, 0, opt.mode, n_vocab, logits);
+  feed(run, prompt, 0, opt.mode, n_vocab, logits, hidden_rows, n_hidden);
   // Greedy continuation: each generated token is fed back, so its logits row exists too.
   for (int g = 0; g < opt.greedy; ++g) {
     const int32_t next = argmax(logits.data() + (tokens.size() - 1) * n_vocab, n_vocab);
-    feed(run, {next}, static_cast<int32_t>(tokens.size()), feed_mode::token, n_vocab, logits);
+    feed(run, {next}, static_cast<int32_t>(tokens.size()), feed_mode::token, n_vocab, logits, hidden_rows, n_hidden);
     tokens.push_back(next);
+  }
+  if (want_mtp) {
+    const auto m = mtp_logits(run.model, run.ctx, cp, tokens, hidden, n_hidden, n_vocab);
+    std::size_t bad = 0;
+    for (float v : m) bad += !std::isfinite(v);
+    std::printf("mtp positions %zu non_finite %zu\n", tokens.size(), bad);
+    write_ordl(opt.mtp_out, tokens, n_vocab, m);
+    if (bad) return 3;
   }
 
   std::size_t non_finite = 0;
@@ -203,6 +282,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--threads", opt.threads, "CPU threads")->check(CLI::PositiveNumber);
   app.add_flag("--load-mtp", opt.load_mtp, "load the MTP block (blk.<n>.nextn.*) and require it");
+  app.add_option("--mtp-out", opt.mtp_out,
+                 "with --load-mtp: also run llama.cpp's MTP block on every position and write its logits (ORDL; "
+                 "row k: token k with the main hidden state of k-1, predicting token k+1)");
   app.add_flag("-v,--verbose", opt.verbose, "show llama.cpp's log");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -105,6 +105,24 @@ INSTANTIATE_TEST_SUITE_P(
                               "--set expert_count=8 --set expert_used_count=3 --set hash_layer_count=2", "", 24}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// llama.cpp's MTP block runs on a synth file (llama naming) and gives healthy logits of its own.
+TEST(llama_driver, mtp_block_evaluates) {
+  const fs::path dir = scratch();
+  const fs::path model = dir / "mtp.gguf";
+  ASSERT_EQ(sh(std::string(ORDO_BIN) + " synth -q --seed 3 --naming llama --mtp -o " + model.string()), 0);
+  ASSERT_EQ(sh(std::string(LLAMA_DRIVER) + " -m " + model.string() + " --load-mtp -t " + token_list(9, 32) + " -o " +
+               (dir / "main.ordl").string() + " --mtp-out " + (dir / "mtp.ordl").string() + " > /dev/null"),
+            0);
+  const auto main = ordo::parity::read_ordl((dir / "main.ordl").string());
+  const auto mtp = ordo::parity::read_ordl((dir / "mtp.ordl").string());
+  ASSERT_EQ(mtp.tokens, main.tokens);
+  expect_healthy(mtp, "mtp");
+  float diff = 0;
+  for (std::size_t i = 0; i < mtp.logits.size(); ++i) diff = std::max(diff, std::abs(mtp.logits[i] - main.logits[i]));
+  EXPECT_GT(diff, 0.1f) << "MTP logits equal the main model's: the MTP block did not run";
+  fs::remove_all(dir);
+}
+
 // The driver feeds a prompt as one batch or token by token; on an all-F32 model with an F32 cache
 // llama.cpp's two paths agree to ~2e-6 (oracles.md §1). A loose 1e-3 still catches a driver that
 // mixes up positions or rows.

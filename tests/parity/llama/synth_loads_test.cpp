@@ -100,6 +100,8 @@ INSTANTIATE_TEST_SUITE_P(
         config{"q4k", "--dense q8_0 --experts q4_k --set expert_feed_forward_length=256", "", 24},
         config{"q2k", "--experts q2_k --set expert_feed_forward_length=256", "", 24},
         config{"iq2xxs", "--experts iq2_xxs --set expert_feed_forward_length=256", "", 24},
+        // Flash depth (43 layers, DS4 schedule) at tiny width: the recipe keeps logits healthy.
+        config{"depth43", "--set block_count=43 --dense f16 --experts q8_0", "", 24},
         config{"deepseek_vocab", "--vocab deepseek --dense f16", "", 12},  // the real 129,280 tokens
         config{"five_layers", "--set block_count=5 --set attention.compress_ratios=0,4,128,4,128 "
                               "--set expert_count=8 --set expert_used_count=3 --set hash_layer_count=2", "", 24}),

@@ -163,9 +163,7 @@ ref::config to_ref_config(const model::ds4_hparams& h) {
   return c;
 }
 
-model::ds4_naming detect_naming(const gguf::file& f) {
-  return f.has("deepseek4.nextn_predict_layers") ? model::ds4_naming::llama : model::ds4_naming::ds4;
-}
+model::ds4_naming detect_naming(const gguf::file& f) { return model::guess_ds4_naming(f); }
 
 ref_model load_ref_model(const gguf::file& f, const gguf::file* mtp_sidecar) {
   ref_model r;

@@ -22,8 +22,8 @@ struct ref_model {
 /// The reference config of DS4 hyperparameters; MTP blocks get compress ratio 0.
 ref::config to_ref_config(const model::ds4_hparams& h);
 
-/// The naming a file follows: llama when it declares `deepseek4.nextn_predict_layers` (the MTP
-/// block is then counted in block_count), ds4 otherwise (the two agree on every main tensor).
+/// The naming a file follows (model::guess_ds4_naming): llama when it declares an MTP block that
+/// is present as blk.<n>.nextn.*, ds4 otherwise (the two agree on every main tensor).
 model::ds4_naming detect_naming(const gguf::file& f);
 
 /// Loads the whole model; `mtp_sidecar` is antirez/ds4's separate MTP file (ds4 naming), or

@@ -183,4 +183,51 @@ auto open_ds4(const File& main, ds4_naming naming, const File* mtp_file = nullpt
   throw ds4_error(msg);
 }
 
+/// The types antirez/ds4 itself accepts for a role (its fixed layout, ds4-model.md §2 and §8.4):
+/// Q8_0 projections, F16 embedding / compressor / indexer / APE, F16 or F32 HC `fn` and router,
+/// F32 vectors, I32 tid2eid; routed experts IQ2_XXS / Q2_K / Q4_K, plus Q8_0 and MXFP4 upstream.
+inline std::vector<gguf::ggml_type> ds4_shipped_types(ds4_role role) {
+  using t = gguf::ggml_type;
+  using r = ds4_role;
+  switch (role) {
+    case r::output_hc_fn:
+    case r::hc_attn_fn:
+    case r::hc_ffn_fn:
+    case r::ffn_gate_inp:
+    case r::mtp_hc_head_fn: return {t::f16, t::f32};
+    default: break;
+  }
+  switch (ds4_role_of(role).type_class) {
+    case ds4_type_class::f32: return {t::f32};
+    case ds4_type_class::i32: return {t::i32};
+    case ds4_type_class::dense_matmul: return {t::q8_0};
+    case ds4_type_class::small_matmul:
+    case ds4_type_class::embedding: return {t::f16};
+    case ds4_type_class::expert: return {t::iq2_xxs, t::q2_k, t::q4_k, t::q8_0, t::mxfp4};
+  }
+  return {};
+}
+
+/// Tensors of a resolved view whose type antirez/ds4 would refuse (empty: the file has ds4's
+/// fixed layout). ordo runs the wider ds4_accepted_types; this tells whether ds4 could too.
+template <class Tensor>
+std::vector<std::string> ds4_layout_mismatches(const ds4_model_view<Tensor>& v) {
+  std::vector<std::string> out;
+  auto check = [&](const std::array<const Tensor*, ds4_role_count>& ts) {
+    for (std::size_t i = 0; i < ds4_role_count; ++i) {
+      const Tensor* t = ts[i];
+      if (!t) continue;
+      const auto ok = ds4_shipped_types(static_cast<ds4_role>(i));
+      if (std::find(ok.begin(), ok.end(), t->type) != ok.end()) continue;
+      std::string list;
+      for (auto a : ok) list += (list.empty() ? "" : "|") + detail::type_name(a);
+      out.push_back(t->name + ": type " + detail::type_name(t->type) + " (antirez/ds4 expects " + list + ")");
+    }
+  };
+  check(v.globals);
+  for (const auto& l : v.layers) check(l.tensors);
+  if (v.mtp) check(v.mtp->tensors);
+  return out;
+}
+
 }  // namespace ordo::model

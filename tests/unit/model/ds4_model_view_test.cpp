@@ -111,6 +111,19 @@ TEST(open_ds4, guesses_the_naming) {
   EXPECT_EQ(guess_ds4_naming(make_fake(h, ds4_naming::ds4)), ds4_naming::ds4);
 }
 
+TEST(open_ds4, ds4_layout_check) {
+  fake_file f = make_fake(small(), ds4_naming::ds4);
+  // make_fake gives token_embd q8_0 (accepted by ordo), which antirez/ds4 does not take.
+  EXPECT_EQ(ds4_layout_mismatches(open_ds4(f, ds4_naming::ds4)),
+            std::vector<std::string>{"token_embd.weight: type q8_0 (antirez/ds4 expects f16)"});
+  f.tensors["token_embd.weight"].type = ggml_type::f16;
+  f.tensors["blk.1.ffn_gate_inp.weight"].type = ggml_type::f32;  // ds4 takes F16 or F32 routers
+  EXPECT_TRUE(ds4_layout_mismatches(open_ds4(f, ds4_naming::ds4)).empty());
+  f.tensors["blk.6.attn_kv.weight"].type = ggml_type::bf16;
+  EXPECT_EQ(ds4_layout_mismatches(open_ds4(f, ds4_naming::ds4)),
+            std::vector<std::string>{"blk.6.attn_kv.weight: type bf16 (antirez/ds4 expects q8_0)"});
+}
+
 TEST(open_ds4, wrong_architecture) {
   fake_file f = make_fake(small(), ds4_naming::ds4);
   f.meta["general.architecture"] = ordo::gguf::value::string("deepseek2");

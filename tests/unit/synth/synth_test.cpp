@@ -136,6 +136,29 @@ TEST(synth, files_open_as_ds4_models) {
   }
 }
 
+// With q8_0 dense and a ds4 expert type, synth writes antirez/ds4's fixed layout; float dense
+// types are an ordo/llama.cpp-only layout.
+TEST(synth, q8_0_dense_files_have_the_ds4_layout) {
+  synth::options o = tiny("layout.gguf");
+  o.dense = gguf::ggml_type::q8_0;
+  o.experts = gguf::ggml_type::q4_k;
+  o.overrides = {{"expert_feed_forward_length", "256"}};
+  o.mtp = true;
+  const synth::plan p = synth::make_plan(o);
+  write_all(o);
+  const gguf::file main = gguf::file::open(p.files[0].path);
+  const gguf::file side = gguf::file::open(p.files[1].path);
+  const auto view = model::open_ds4(main, model::ds4_naming::ds4, &side);
+  EXPECT_EQ(model::ds4_layout_mismatches(view), std::vector<std::string>{});
+
+  synth::options f = tiny("layout_f32.gguf");
+  write_all(f);
+  const gguf::file ff = gguf::file::open(f.out);
+  const auto mism = model::ds4_layout_mismatches(model::open_ds4(ff, model::ds4_naming::ds4));
+  ASSERT_FALSE(mism.empty());
+  EXPECT_EQ(mism.front(), "token_embd.weight: type f32 (antirez/ds4 expects f16)");
+}
+
 struct stats {
   double mean = 0, sd = 0;
 };

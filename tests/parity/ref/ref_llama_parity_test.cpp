@@ -65,6 +65,14 @@ void run_command(const std::string& cmd) {
 
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
+/// Tiny models are ~50 MB each: drop them once a test has passed (its ORDL dumps stay for
+/// inspection); a failing test keeps everything.
+void drop_models_if_passed(const fs::path& dir) {
+  if (::testing::Test::HasFailure()) return;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".gguf") fs::remove(e.path());
+}
+
 /// Deterministic prompt ids (an LCG independent of both implementations).
 std::vector<int32_t> prompt_ids(int n, unsigned seed, int vocab) {
   std::vector<int32_t> ids;
@@ -160,6 +168,7 @@ TEST_P(RefLlamaParity, LogitsAndGreedyContinuationMatch) {
     EXPECT_LE(d.max_abs, 1.5) << "worst position " << d.worst_pos;
     EXPECT_GE(d.argmax_agree, static_cast<int>(0.9 * n_pos));
   }
+  drop_models_if_passed(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -210,6 +219,7 @@ TEST(RefLlamaParityMtp, MtpLogitsMatchAtEveryPosition) {
   std::printf("[%s] MTP positions %zu max|dlogit| %.3g at %d\n", c.name.c_str(), ours.tokens.size(), d.max_abs,
               d.worst_pos);
   EXPECT_LE(d.max_abs, 1e-4) << "worst position " << d.worst_pos;
+  drop_models_if_passed(dir);
 }
 
 }  // namespace
@@ -247,6 +257,7 @@ TEST(RefLoaderNaming, Ds4AndLlamaNamingLoadTheSameMainModel) {
     EXPECT_TRUE(da.logits.allFinite());
     EXPECT_TRUE(db.logits.allFinite());
   }
+  drop_models_if_passed(dir);
 }
 
 }  // namespace
@@ -272,6 +283,7 @@ TEST(OrdoEvalCli, DumpsPromptAndGreedyRowsLikeTheLibrary) {
   EXPECT_EQ(lib.tokens, on.tokens);
   EXPECT_EQ(lib.logits, on.logits);
   EXPECT_NE(on.logits, off.logits);
+  drop_models_if_passed(dir);
 }
 
 }  // namespace

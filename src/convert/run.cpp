@@ -206,10 +206,12 @@ void write_gguf(const checkpoint& ck, const std::vector<gguf::key_value>& metada
   const auto start = std::chrono::steady_clock::now();
   const uint64_t total = w.file_size();
   if (log != nullptr)
+    // Between the per-tensor lines, a line per GB written, so a long expert tensor shows progress
+    // (plain lines: the log may be a file, not a terminal).
     w.on_progress(
         [log, total](const gguf::write_progress& p) {
           if (p.tensor_index < p.tensor_count && !p.tensor_name.empty())
-            *log << fmt::format("      {:.1f} / {:.1f} GB\r", p.bytes_written / 1e9, total / 1e9) << std::flush;
+            *log << fmt::format("       {:.1f} of {:.1f} GB written\n", p.bytes_written / 1e9, total / 1e9) << std::flush;
         },
         std::uint64_t{1} << 30);
   for (std::size_t i = 0; i < tensors.size(); ++i) {

@@ -87,7 +87,10 @@ yarn_params parse_yarn(const reader& r, const json& p) {
   const json* f = r.find(p, "factor");
   if (f == nullptr) r.fail("yarn rope parameters need \"factor\"");
   y.factor = r.f32_of(*f, "factor");
+  // HF falls back to max_position_embeddings when the rope dict has no original length.
   const json* o = r.find(p, "original_max_position_embeddings");
+  if (o == nullptr) o = r.find("original_max_position_embeddings");
+  if (o == nullptr) o = r.find("max_position_embeddings");
   if (o == nullptr) r.fail("yarn rope parameters need \"original_max_position_embeddings\"");
   y.original_context = r.u32_of(*o, "original_max_position_embeddings");
   if (const json* b = r.find(p, "beta_fast")) y.beta_fast = r.f32_of(*b, "beta_fast");

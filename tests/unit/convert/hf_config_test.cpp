@@ -70,6 +70,22 @@ TEST(HfConfig, WithoutRopeScalingCompressedLayersGetYarnFactorOne) {
   EXPECT_EQ(get("general.name").as_string(), "x");
 }
 
+TEST(HfConfig, FlatRopeParametersAndHfFallbacks) {
+  auto j = json::parse(testing::hf_config(testing::tiny_dims{}));
+  // HF before the main/compress split: one flat dict; no original length → max_position_embeddings.
+  j["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"beta_fast", 16.0}};
+  const auto hp = parse_hf_config(j, "cfg.json");
+  EXPECT_TRUE(hp.yarn.enabled);
+  EXPECT_EQ(hp.yarn.factor, 4.0f);
+  EXPECT_EQ(hp.yarn.beta_fast, 16.0f);
+  EXPECT_EQ(hp.yarn.beta_slow, 1.0f);
+  EXPECT_EQ(hp.yarn.original_context, 4096u);
+  // Legacy scalar compress rate overrides fold in as HF does.
+  j.erase("compress_rates");
+  j["compress_rate_hca"] = 64;
+  EXPECT_EQ(parse_hf_config(j, "cfg.json").compress_ratios, (std::vector<std::int32_t>{0, 0, 4, 64}));
+}
+
 TEST(HfConfig, ErrorsNameTheFileAndKey) {
   auto j = json::parse(testing::hf_config(testing::tiny_dims{}));
   j.erase("layer_types");

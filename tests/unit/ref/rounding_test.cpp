@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
+#include "ordo/numeric/conversions.hpp"
 #include "ordo/ref/rounding.hpp"
 
 namespace ordo::ref {
@@ -95,6 +97,31 @@ TEST(RefRounding, HadamardFp4LandsOnTheScaledGrid) {
       EXPECT_LE(std::fabs(y[i] - h[i]), scale * 1.0 + 1e-15);  // within one grid step (max gap 2)
     }
   }
+}
+
+// The reference rounds by scaling to an integer grid; ordo/numeric converts by bit manipulation.
+// Written independently, they must agree on every float input (float inputs: no double rounding),
+// including exact ties, subnormals and both signs.
+TEST(RefRounding, AgreesWithTheBitLevelConversions) {
+  std::mt19937 gen(1234);
+  std::uniform_int_distribution<int> exp(-30, 17), mant(0, (1 << 23) - 1), coin(0, 1);
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    // Few mantissa bits make exact ties: 4 bits (E4M3, E2M1 ties) or 11 bits (F16 ties).
+    const int m = i % 4 == 0 ? mant(gen) & ~((1 << 19) - 1) : i % 4 == 1 ? mant(gen) & ~((1 << 12) - 1) : mant(gen);
+    float f = std::ldexp(1.0f + static_cast<float>(m) * 0x1p-23f, exp(gen));
+    if (coin(gen)) f = -f;
+    const double x = f;
+    if (std::fabs(x) <= 65504.0)
+      ASSERT_EQ(round_to_f16(x), static_cast<double>(numeric::f16_to_f32(numeric::f32_to_f16(f)))) << f;
+    if (std::fabs(x) <= 448.0)
+      ASSERT_EQ(round_to_e4m3(x), static_cast<double>(numeric::e4m3_to_f32(numeric::f32_to_e4m3(f)))) << f;
+    if (std::fabs(x) <= 6.0)
+      ASSERT_EQ(std::fabs(round_to_e2m1(x)), std::fabs(static_cast<double>(numeric::e2m1_to_f32(numeric::f32_to_e2m1(f)))))
+          << f;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 200000);
 }
 
 }  // namespace

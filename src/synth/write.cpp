@@ -1,10 +1,43 @@
 // Streams a planned file through gguf::writer, generating each tensor in row-aligned chunks.
 #include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
 
 #include "synth/generate.hpp"
 #include "synth/synth.hpp"
 
 namespace ordo::synth {
+
+namespace {
+
+// Rows are independent (each has its own generator state), so a chunk's rows are split among
+// threads without changing a byte; only large chunks are worth the threads.
+void fill_chunk(const planned_tensor& t, uint64_t seed, uint64_t first_row, uint64_t n_rows, uint64_t rb,
+                std::byte* out) {
+  const unsigned hw = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  const uint64_t n_threads = n_rows * rb < (uint64_t{4} << 20) ? 1 : std::min<uint64_t>(hw, n_rows);
+  if (n_threads == 1) return fill_rows(t, seed, first_row, n_rows, out);
+  const uint64_t per = (n_rows + n_threads - 1) / n_threads;
+  std::vector<std::exception_ptr> errors(n_threads);
+  {
+    std::vector<std::jthread> pool;
+    for (uint64_t i = 0, begin = 0; begin < n_rows; ++i, begin += per) {
+      const uint64_t n = std::min(per, n_rows - begin);
+      pool.emplace_back([&, i, begin, n] {
+        try {
+          fill_rows(t, seed, first_row + begin, n, out + begin * rb);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+  }  // joins
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
 
 void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress) {
   std::vector<gguf::tensor_spec> specs;
@@ -19,7 +52,7 @@ void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress) 
     w.write_tensor(
         t.spec.name,
         [&](uint64_t offset, std::span<std::byte> out) {
-          fill_rows(t, seed, offset / rb, out.size() / rb, out.data());
+          fill_chunk(t, seed, offset / rb, out.size() / rb, rb, out.data());
         },
         static_cast<std::size_t>(rows_per_chunk * rb));
   }

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstring>
 #include <ostream>
+#include <exception>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,6 +25,32 @@ using gguf::ggml_type;
 
 // Rows are decoded to float in chunks of about this many elements (64 MB of floats).
 constexpr std::int64_t kChunkElems = std::int64_t{16} << 20;
+
+// Runs fn(r0, r1) over disjoint row ranges of [0, rows) on up to 8 threads. Every row (and every
+// quant block) is encoded independently, so the bytes do not depend on the split; small chunks
+// stay on the calling thread.
+template <class Fn>
+void parallel_rows(std::int64_t rows, std::int64_t cols, const Fn& fn) {
+  const auto hw = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::int64_t n = std::min<std::int64_t>({hw, 8, rows, std::max<std::int64_t>(1, rows * cols / (1 << 16))});
+  if (n <= 1) {
+    fn(std::int64_t{0}, rows);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
+  for (std::int64_t t = 0; t < n; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        fn(rows * t / n, rows * (t + 1) / n);
+      } catch (...) {
+        errors[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
 
 std::vector<float> decode_scales(const checkpoint& ck, const st_tensor& s) {
   const auto bytes = ck.read_all(s);
@@ -96,8 +124,11 @@ class tensor_streamer {
           raw_.resize(static_cast<std::size_t>(rows * cols) * es);
           ck_.read(*part.tensor, static_cast<std::uint64_t>(row * cols) * es, raw_);
           floats_.resize(static_cast<std::size_t>(rows * cols));
-          widen_to_float(part.tensor->dtype, raw_.data(), rows * cols, floats_.data());
-          encode_float_rows(p_.type, floats_.data(), rows, cols, out_.data());
+          const std::size_t rb = encoded_row_bytes(p_.type, cols);
+          parallel_rows(rows, cols, [&](std::int64_t r0, std::int64_t r1) {
+            widen_to_float(part.tensor->dtype, raw_.data() + r0 * cols * es, (r1 - r0) * cols, floats_.data() + r0 * cols);
+            encode_float_rows(p_.type, floats_.data() + r0 * cols, r1 - r0, cols, out_.data() + r0 * rb);
+          });
           break;
         }
         case source_kind::fp8_blocks: {
@@ -105,8 +136,12 @@ class tensor_streamer {
           ck_.read(*part.tensor, static_cast<std::uint64_t>(row * cols), raw_);
           floats_.resize(static_cast<std::size_t>(rows * cols));
           const std::span<const std::uint8_t> codes(reinterpret_cast<const std::uint8_t*>(raw_.data()), raw_.size());
-          dequant_fp8_rows(codes, row, rows, cols, scales, (cols + fp8_block - 1) / fp8_block, floats_.data());
-          encode_float_rows(p_.type, floats_.data(), rows, cols, out_.data());
+          const std::size_t rb = encoded_row_bytes(p_.type, cols);
+          parallel_rows(rows, cols, [&](std::int64_t r0, std::int64_t r1) {
+            dequant_fp8_rows(codes.subspan(static_cast<std::size_t>(r0 * cols)), row + r0, r1 - r0, cols, scales,
+                             (cols + fp8_block - 1) / fp8_block, floats_.data() + r0 * cols);
+            encode_float_rows(p_.type, floats_.data() + r0 * cols, r1 - r0, cols, out_.data() + r0 * rb);
+          });
           break;
         }
         case source_kind::fp4_packed: stream_fp4(part, row, rows); break;
@@ -138,9 +173,12 @@ class tensor_streamer {
       return;
     }
     floats_.resize(static_cast<std::size_t>(rows * cols));
-    for (std::int64_t r = 0; r < rows; ++r)
-      dequant_fp4_row(packed + r * cols / 2, sc + r * cols / fp4_block, cols, floats_.data() + r * cols);
-    encode_float_rows(p_.type, floats_.data(), rows, cols, out_.data());
+    const std::size_t rb = encoded_row_bytes(p_.type, cols);
+    parallel_rows(rows, cols, [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r)
+        dequant_fp4_row(packed + r * cols / 2, sc + r * cols / fp4_block, cols, floats_.data() + r * cols);
+      encode_float_rows(p_.type, floats_.data() + r0 * cols, r1 - r0, cols, out_.data() + r0 * rb);
+    });
   }
 
   void stream_ints(const source_part& part, std::int64_t row, std::int64_t rows) {

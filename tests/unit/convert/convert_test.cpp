@@ -259,6 +259,35 @@ TEST(Convert, OfficialLayoutMtpSidecar) {
   EXPECT_EQ(view.hparams.n_mtp, 1u);
 }
 
+// Tensors of 2^18+ elements are decoded and encoded on several threads (run.cpp parallel_rows);
+// the bytes must not depend on that. Wider q_lora (FP8 wq_a/wq_b of 262k elements) and vocab
+// (BF16 embedding and head of 1M) than the other tests.
+TEST(Convert, LargerTensorsConvertTheSameOnManyThreads) {
+  temp_dir dir("official-wide");
+  official_fixture fx;
+  fx.d.ql = 1024;
+  fx.d.V = 4096;
+  fx.specs = tiny_weights(fx.d);
+  fx.mtp_specs = tiny_mtp_weights(fx.d);
+  fx.write(dir.path);
+  convert_checkpoint({dir.path, dir.path / "q.gguf", std::nullopt, {}, false}, nullptr);
+  const auto q = gguf::file::open(dir.path / "q.gguf");
+  for (const auto& [name, e] : fx.expected) check_tensor(q, name, e, default_type_of(name, e.kind));
+  convert_request req{dir.path, dir.path / "f.gguf", std::nullopt, {}, false};
+  req.options.dense = ggml_type::f32;
+  req.options.aux = ggml_type::bf16;
+  req.options.experts = ggml_type::f16;
+  convert_checkpoint(req, nullptr);
+  const auto f = gguf::file::open(dir.path / "f.gguf");
+  for (const auto& [name, e] : fx.expected) {
+    auto type = default_type_of(name, e.kind);
+    if (type == ggml_type::q8_0) type = ggml_type::f32;
+    else if (type == ggml_type::f16) type = ggml_type::bf16;
+    else if (type == ggml_type::mxfp4) type = ggml_type::f16;
+    check_tensor(f, name, e, type);
+  }
+}
+
 TEST(Convert, OfficialLayoutAllFloat) {
   temp_dir dir("official-f32");
   official_fixture fx;

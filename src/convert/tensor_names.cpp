@@ -43,6 +43,9 @@ constexpr rename kGlobalHf[] = {
 
 // Whole-suffix renames inside a layer (HF → upstream), applied before the prefix renames.
 constexpr rename kLayerExactHf[] = {
+    // HF transformers 5.17's save_pretrained spells the kv norm `attn.norm` (seen in the HF fixtures
+    // tests/parity/hf/fixtures); upstream and ds4-model.md §2.2 call it `attn.kv_norm`.
+    {"attn.norm.weight", "attn.kv_norm.weight"},
     {"attn_hc.fn", "hc_attn_fn"},
     {"attn_hc.base", "hc_attn_base"},
     {"attn_hc.scale", "hc_attn_scale"},

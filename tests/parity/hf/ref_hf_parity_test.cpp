@@ -42,37 +42,6 @@ std::string convert_command(const fs::path& checkpoint, const fs::path& gguf) {
          "' --dense f32 --aux f32 --experts f32 -q";
 }
 
-/// HF 5.17's save_pretrained writes the KV norm as `layers.N.attn.norm.weight` (the upstream
-/// checkpoint and ds4-model.md §2.2 say `attn.kv_norm.weight`). Until `ordo convert` maps that
-/// spelling, this copies the checkpoint with those keys renamed (header only; the tensor bytes
-/// are untouched) so the comparison of the math still runs.
-fs::path with_kv_norm_renamed(const fs::path& fixture, const fs::path& work) {
-  const fs::path dir = work / "renamed";
-  fs::create_directories(dir);
-  fs::copy_file(fixture / "config.json", dir / "config.json", fs::copy_options::overwrite_existing);
-  std::ifstream in(fixture / "model.safetensors", std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  uint64_t n = 0;
-  std::memcpy(&n, bytes.data(), 8);
-  auto header = nlohmann::json::parse(bytes.substr(8, n));
-  nlohmann::json renamed = nlohmann::json::object();
-  const std::string from = ".attn.norm.weight", to = ".attn.kv_norm.weight";
-  for (auto& [k, v] : header.items()) {
-    std::string key = k;
-    if (const auto at = key.find(from); at != std::string::npos && at + from.size() == key.size())
-      key.replace(at, from.size(), to);
-    renamed[key] = v;
-  }
-  std::string h = renamed.dump();
-  h.append((8 - h.size() % 8) % 8, ' ');
-  const uint64_t m = h.size();
-  std::ofstream out(dir / "model.safetensors", std::ios::binary);
-  out.write(reinterpret_cast<const char*>(&m), 8);
-  out.write(h.data(), static_cast<std::streamsize>(h.size()));
-  out.write(bytes.data() + 8 + n, static_cast<std::streamsize>(bytes.size() - 8 - n));
-  return dir;
-}
-
 class RefHfParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RefHfParity, LogitsAndGreedyTokensMatchHf) {
@@ -86,12 +55,8 @@ TEST_P(RefHfParity, LogitsAndGreedyTokensMatchHf) {
   const fs::path work = fs::path(WORK_DIR) / "work" / name;
   fs::create_directories(work);
   const fs::path gguf = work / "model.gguf";
-  if (run(convert_command(fixture, gguf)) != 0) {
-    std::printf("NOTE: ordo convert rejected the save_pretrained checkpoint as written by HF; retrying with\n"
-                "      attn.norm.weight renamed to attn.kv_norm.weight (a converter gap, not a math one)\n");
-    RecordProperty("converter_needed_kv_norm_rename", "1");
-    ASSERT_EQ(run(convert_command(with_kv_norm_renamed(fixture, work), gguf)), 0) << "ordo convert failed on " << fixture;
-  }
+  // The checkpoint exactly as HF's save_pretrained wrote it (e.g. the kv norm as attn.norm.weight).
+  ASSERT_EQ(run(convert_command(fixture, gguf)), 0) << "ordo convert failed on " << fixture;
 
   const auto hf = ordo::eval::read_ordl(fixture / "hf.ordl");
   auto b = ordo::eval::make_backend("ref", {.model = gguf, .mtp_model = {}, .sims = ordo::eval::ref_sims::off});

@@ -90,6 +90,13 @@ TEST(TensorNames, HfAndUpstreamSpellingsReachTheSameGgufName) {
   }
 }
 
+TEST(TensorNames, SavePretrainedKvNormSpelling) {
+  // HF 5.17 save_pretrained (the committed HF fixtures) writes the kv norm as attn.norm.
+  EXPECT_EQ(canonical_name("model.layers.0.attn.norm.weight"), "layers.0.attn.kv_norm.weight");
+  EXPECT_EQ(gguf_target_for("layers.0.attn.kv_norm.weight")->name, "blk.0.attn_kv_a_norm.weight");
+  EXPECT_EQ(canonical_name("layers.3.attn.compressor.norm.weight"), "layers.3.attn.compressor.norm.weight");
+}
+
 TEST(TensorNames, OlderHfIndexerSpellingAndFp8Scales) {
   EXPECT_EQ(canonical_name("model.layers.2.self_attn.compressor.indexer.weights_proj.weight"),
             "layers.2.attn.indexer.weights_proj.weight");

@@ -9,6 +9,16 @@ struct quantize_instance {
 };
 }  // namespace ordo::registry
 
+// Host pass: the exported array; device pass: a host-only function naming the same entry points
+// so their kernels are instantiated for the device (see registry/qmv_instantiate.hpp).
+#if defined(ORDO_DEVICE_PASS)
+[[maybe_unused]] static __host__ auto ordo_quantize_instances_device_pass() {
+  return boost::hana::unpack(ordo::registry::activation_space, [](auto... a) {
+    return std::array<void (*)(const ordo::ops::qmv::quantize_problem&, ordo::gpu::stream_t), sizeof...(a)>{
+        &ordo::ops::qmv::quantize_gpu_spec<typename decltype(+a)::type>...};
+  });
+}
+#else
 extern const auto ordo_quantize_instances = boost::hana::unpack(ordo::registry::activation_space, [](auto... a) {
   return std::array<ordo::registry::quantize_instance, sizeof...(a)>{ordo::registry::quantize_instance{
       &ordo::ops::qmv::quantize_cpu_spec<typename decltype(+a)::type>,
@@ -19,3 +29,4 @@ extern const auto ordo_quantize_instances = boost::hana::unpack(ordo::registry::
 #endif
   }...};
 });
+#endif

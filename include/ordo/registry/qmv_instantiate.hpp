@@ -35,5 +35,17 @@ constexpr auto qmv_instances_of() {
 }  // namespace ordo::registry
 
 /// Emits the entry points of quant::FORMAT in this TU (one kernels/qmv_<format>.cpp each).
+/// The host pass exports an array of their addresses. The device pass must not: hip-clang treats a
+/// constant-initialized const global as device-visible, and the device has no host functions to
+/// point at. It names them in a host function instead, which is never emitted for the device but
+/// still makes the launchers' kernels instantiate there.
+#if defined(ORDO_DEVICE_PASS)
+#define ORDO_INSTANTIATE_QMV_FORMAT(FORMAT)                                                          \
+  [[maybe_unused]] static __host__ auto ordo_qmv_instances_##FORMAT() {                               \
+    return ::ordo::registry::qmv_instances_of<::ordo::quant::FORMAT>();                               \
+  }                                                                                                   \
+  static_assert(true)
+#else
 #define ORDO_INSTANTIATE_QMV_FORMAT(FORMAT)                                                          \
   extern const auto ordo_qmv_instances_##FORMAT = ::ordo::registry::qmv_instances_of<::ordo::quant::FORMAT>()
+#endif

@@ -6,6 +6,7 @@
 
 #include "chat/chat_template.hpp"
 #include "eval/backend.hpp"
+#include "eval/eval.hpp"
 #include "synth/synth.hpp"
 #include "tokenizer/gguf_vocab.hpp"
 #include "tokenizer/stream_decoder.hpp"
@@ -16,12 +17,6 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-int32_t argmax(const std::vector<float>& logits) {  // first index of the maximum, like the reference
-  int32_t best = 0;
-  for (std::size_t i = 1; i < logits.size(); ++i)
-    if (logits[i] > logits[std::size_t(best)]) best = int32_t(i);
-  return best;
 }
 }  // namespace
 
@@ -67,7 +62,7 @@ stats run(const options& opt, const std::function<void(std::string_view)>& on_te
   tokenizer::stream_decoder decoder(tok);
   t0 = clock_type::now();
   for (int i = 0; i < opt.max_tokens && !logits.empty(); ++i) {
-    const int32_t next = argmax(logits);
+    const int32_t next = eval::argmax(logits);  // ties to the lowest id, as `ordo eval --gen`
     if (next == tok.eos_id()) {
       st.stopped_at_eos = true;
       break;

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -105,14 +104,13 @@ int main(int argc, char** argv) {
     for (int tier : {1, 2, 4, 8}) {
       const auto& e = registry::find_qmv(s.format, tier, "ls32");
       const auto& qe = registry::find_quantize(e.activation);
-      if (e.activation != quant::q8_32::name) throw std::logic_error("qmv_bench sizes activations as q8_32");
       // activations: tier rows of k floats, quantized on the device by the shipped quantizer
       quant::splitmix64 rng{99};
       std::vector<float> x(std::size_t(tier) * std::size_t(s.k));
       for (auto& v : x) v = quant::uniform_pm1(rng);
       gpu::device_buffer<float> dx(x.size());
       dx.upload(x.data(), x.size());
-      const std::size_t act_row_bytes = std::size_t(s.k / 32) * 36;  // q8_32 blocks
+      const std::size_t act_row_bytes = std::size_t(s.k / qe.block_elems) * std::size_t(qe.block_bytes);
       gpu::device_buffer<std::byte> acts(act_row_bytes * std::size_t(tier));
       qe.launch_gpu({dx.data(), std::size_t(s.k), acts.data(), act_row_bytes, s.k, tier}, nullptr);
       gpu::device_buffer<float> out(std::size_t(s.n_out) * std::size_t(tier));

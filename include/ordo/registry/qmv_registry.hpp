@@ -26,6 +26,9 @@ struct qmv_entry {
 
 struct quantize_entry {
   std::string_view activation;
+  int block_elems;  // floats per activation block
+  int block_bytes;  // bytes per activation block: a row of k floats takes k / block_elems * block_bytes
+
   void (*run_cpu)(const ops::qmv::quantize_problem&);
   void (*launch_gpu)(const ops::qmv::quantize_problem&, gpu::stream_t);
 };
@@ -42,7 +45,7 @@ constexpr qmv_entry make_qmv_entry() {
 }
 template <class A>
 constexpr quantize_entry make_quantize_entry() {
-  quantize_entry e{A::name, &ops::qmv::quantize_cpu_spec<A>, nullptr};
+  quantize_entry e{A::name, A::block_elems, A::block_bytes, &ops::qmv::quantize_cpu_spec<A>, nullptr};
 #if defined(ORDO_BUILD_GPU)
   e.launch_gpu = &ops::qmv::quantize_gpu_spec<A>;
 #endif

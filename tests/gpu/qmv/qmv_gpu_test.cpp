@@ -19,10 +19,7 @@ TEST(QmvGpu, E2QuantizersMatchCpuBytes) {
       ordo::quant::splitmix64 rng{seed};
       std::vector<float> x(3 * 4096);
       for (auto& v : x) v = mixed_float(rng, 20);
-      std::size_t row_bytes = 0;
-      if (qe.activation == "q8_k") row_bytes = 16 * sizeof(ordo::quant::q8_k::block);
-      else if (qe.activation == "q8_32") row_bytes = 128 * sizeof(ordo::quant::q8_32::block);
-      else row_bytes = 128 * sizeof(ordo::quant::act_f32::block);
+      const std::size_t row_bytes = std::size_t(4096 / qe.block_elems) * std::size_t(qe.block_bytes);
       std::vector<std::byte> cpu(3 * row_bytes), gpu(3 * row_bytes);
       const ordo::ops::qmv::quantize_problem pc{x.data(), 4096, cpu.data(), row_bytes, 4096, 3};
       auto pg = pc;

@@ -117,14 +117,8 @@ inline qmv_result run_qmv(const qmv_backend& be, const registry::qmv_entry& entr
   const int n = int(row_ids.size());
   if (n < 1 || n > entry.tier) throw std::invalid_argument("run_qmv: row count outside the tier");
   const auto& qe = registry::find_quantize(entry.activation);
-  // activation block geometry from the format
-  std::size_t act_block_bytes = 0;
-  int act_block_elems = 0;
-  detail::with_format(c.format, [&]<class F>() {
-    act_block_bytes = sizeof(typename F::activation::block);
-    act_block_elems = F::activation::block_elems;
-  });
-  const std::size_t act_row_bytes = std::size_t(c.k / act_block_elems) * act_block_bytes + layout.act_pad_bytes;
+  const std::size_t act_row_bytes =
+      std::size_t(c.k / qe.block_elems) * std::size_t(qe.block_bytes) + layout.act_pad_bytes;
   const int tier = entry.tier;
   std::vector<std::byte> acts(std::size_t(tier) * act_row_bytes, std::byte{0xFF});  // NaN-poisoned
   std::vector<float> x(std::size_t(n) * std::size_t(c.k));

@@ -36,6 +36,11 @@ TEST(QmvRegistry, NamesComeFromTheTypes) {
   EXPECT_EQ(e.order, "ls32");
   EXPECT_EQ(&find_qmv("mxfp4", 1, "ls32"), &e);
   EXPECT_EQ(find_qmv("q4_k", 1, "ls32").activation, "q8_k");
+  // activation block geometry (ds4-model §10.2 for q8_k: f32 d + 256 int8 + 16 int16 = 292 bytes)
+  EXPECT_EQ(ordo::registry::find_quantize("q8_32").block_bytes, 36);
+  EXPECT_EQ(ordo::registry::find_quantize("q8_32").block_elems, 32);
+  EXPECT_EQ(ordo::registry::find_quantize("q8_k").block_bytes, 292);
+  EXPECT_EQ(ordo::registry::find_quantize("q8_k").block_elems, 256);
 }
 
 TEST(QmvRegistry, MissingSpecFailsLoudlyWithItsName) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/registry/qmv_registry.hpp"
 

@@ -28,7 +28,7 @@ bool dequant_as(const tensor& t, std::vector<float>& out) {
 }
 
 template <class... Fs>
-std::vector<float> dequant_any(const tensor& t, quant::type_list<Fs...>) {
+std::vector<float> dequant_any(const tensor& t, meta::type_list<Fs...>) {
   std::vector<float> out;
   if (!(dequant_as<Fs>(t, out) || ...))
     throw std::runtime_error(t.name + ": ggml type " + std::to_string(static_cast<uint32_t>(t.type)) +

@@ -19,7 +19,7 @@ void dequant_blocks(const void* src, float* dst, std::size_t n) {
   for (std::size_t b = 0; b < n / F::block_elems; ++b) F::dequant(blocks[b], dst + b * F::block_elems);
 }
 template <quant_format... Fs>
-bool dequant_dispatch(type_list<Fs...>, std::uint32_t ggml_type, const void* src, float* dst, std::size_t n) {
+bool dequant_dispatch(meta::type_list<Fs...>, std::uint32_t ggml_type, const void* src, float* dst, std::size_t n) {
   return ((Fs::ggml_type == ggml_type ? (dequant_blocks<Fs>(src, dst, n), true) : false) || ...);
 }
 }  // namespace detail

@@ -11,7 +11,7 @@ namespace ordo::quant {
 
 namespace detail {
 template <class... Fs>
-constexpr auto to_hana(type_list<Fs...>) {
+constexpr auto to_hana(meta::type_list<Fs...>) {
   return boost::hana::tuple_t<Fs...>;
 }
 }  // namespace detail

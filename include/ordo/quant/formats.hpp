@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ordo/meta/type_list.hpp"
 #include "ordo/quant/bf16.hpp"
 #include "ordo/quant/concepts.hpp"
 #include "ordo/quant/f16.hpp"
@@ -19,14 +20,8 @@
 
 namespace ordo::quant {
 
-/// A compile-time list of types (no Hana here).
-template <class... Ts>
-struct type_list {
-  static constexpr std::size_t size = sizeof...(Ts);
-};
-
 /// The weight formats in a fixed order (float formats first, then by ggml id).
-using all_formats = type_list<f32, f16, bf16, q8_0, q2_k, q4_k, iq2_xxs, mxfp4>;
+using all_formats = meta::type_list<f32, f16, bf16, q8_0, q2_k, q4_k, iq2_xxs, mxfp4>;
 
 /// Block geometry of one format, for lookups by ggml type id or name.
 struct format_info {
@@ -38,7 +33,7 @@ struct format_info {
 
 namespace detail {
 template <quant_format... Fs>
-constexpr std::array<format_info, sizeof...(Fs)> make_format_table(type_list<Fs...>) {
+constexpr std::array<format_info, sizeof...(Fs)> make_format_table(meta::type_list<Fs...>) {
   return {format_info{Fs::name, Fs::ggml_type, static_cast<std::uint32_t>(Fs::block_elems),
                       static_cast<std::uint32_t>(Fs::block_bytes)}...};
 }

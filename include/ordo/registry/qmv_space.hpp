@@ -13,7 +13,7 @@ namespace ordo::registry {
 namespace hana = boost::hana;
 
 template <class... Ts>
-constexpr auto to_hana(quant::type_list<Ts...>) {
+constexpr auto to_hana(meta::type_list<Ts...>) {
   return hana::tuple_t<Ts...>;
 }
 template <int... Rs>

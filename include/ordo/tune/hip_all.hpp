@@ -8,7 +8,7 @@
 namespace ordo::tune {
 inline constexpr const char* name = "hip_all";
 using qmv_tiers = tier::tier_list<1, 2, 4, 8, 16>;
-using qmv_orders = quant::type_list<order::lane_strided>;
+using qmv_orders = meta::type_list<order::lane_strided>;
 struct qmv_policy {
   static constexpr int warps = 4;
   static constexpr int window_bytes = 4352;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "ordo/gpu/portability.hpp"
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/numeric/pow2.hpp"

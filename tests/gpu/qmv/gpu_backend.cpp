@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 
 namespace ordo::test {
 

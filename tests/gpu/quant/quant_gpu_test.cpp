@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ordo/gpu/portability.hpp"
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/quantize_q8_0.hpp"
 #include "ordo/quant/random_block.hpp"

@@ -56,7 +56,7 @@ void fill_weights(qmv_case& c, quant::splitmix64& rng) {
 template <class Fn>
 void with_format(std::string_view name, Fn&& fn) {
   bool found = false;
-  [&]<class... Fs>(quant::type_list<Fs...>) {
+  [&]<class... Fs>(meta::type_list<Fs...>) {
     ((Fs::name == name ? (fn.template operator()<Fs>(), found = true) : false), ...);
   }(quant::all_formats{});
   if (!found) throw std::invalid_argument("unknown format " + std::string(name));

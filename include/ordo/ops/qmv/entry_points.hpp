@@ -1,7 +1,7 @@
 /// Declarations of the per-spec entry points of qmv. They are defined (instantiated) only in
 /// kernels/, where the op templates become object code; the registry takes their addresses.
 #pragma once
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/qmv/quantize_rows.hpp"
 

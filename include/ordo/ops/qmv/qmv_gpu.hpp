@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "ordo/gpu/intrinsics.hpp"
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 
 namespace ordo::ops::qmv {

@@ -5,7 +5,7 @@
 #pragma once
 #include <cstddef>
 
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/quant/concepts.hpp"
 
 namespace ordo::ops::qmv {

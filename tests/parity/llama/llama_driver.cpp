@@ -9,6 +9,13 @@
 //
 // Settings are the tightest llama.cpp offers (F32 KV cache, flash attention off) because only
 // those agree with a float64 reference to ~1e-5; anything looser is a smoke test.
+//
+// Weights go to plain CPU buffers only (use_extra_bufts = false, issue 7): on AMX CPUs the
+// prebuilt libraries pick libggml-cpu-sapphirerapids.so, whose AMX buffer type takes F16/Q8_0
+// weights at load time and then refuses deepseek4's matmul against a permuted input
+// (GGML_ASSERT(*cur_backend_id != -1)); the repack buffer types would also make the oracle's
+// numbers depend on the CPU. The driver checks the buffers llama.cpp reports after loading and
+// fails if any is not a plain CPU buffer; --report-buffers prints them.
 #include <CLI/CLI.hpp>
 #include <ggml-backend.h>
 #include <llama.h>
@@ -20,6 +27,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // llama.cpp's staging MTP API (src/llama-ext.h in its source; exported with C++ linkage by the
@@ -44,14 +52,34 @@ struct options {
   // machine two of them made token-by-token runs ~15x slower (measured 20 s vs 1.4 s).
   int threads = 1;
   bool load_mtp = false;
+  bool extra_bufts = false;  // llama.cpp's default is true; see the header comment
+  bool report_buffers = false;
   bool verbose = false;
 };
 
 bool g_verbose = false;
+// Names of the model buffers llama.cpp announces while loading ("load_tensors: <name> model
+// buffer size = ..."), in order. The log is the only place the public API exposes them.
+std::vector<std::string> g_model_buffers;
+
+void record_model_buffer(const char* text) {
+  static constexpr std::string_view marker = " model buffer size";
+  const std::string_view line(text);
+  const auto at = line.find(marker);
+  if (at == std::string_view::npos) return;
+  const auto colon = line.rfind(':', at);
+  std::string_view name = line.substr(colon == std::string_view::npos ? 0 : colon + 1, at - (colon + 1));
+  while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+  g_model_buffers.emplace_back(name);
+}
 
 void log_filter(ggml_log_level level, const char* text, void*) {
+  record_model_buffer(text);
   if (g_verbose || level == GGML_LOG_LEVEL_ERROR || level == GGML_LOG_LEVEL_WARN) std::fputs(text, stderr);
 }
+
+// Plain host memory: the CPU backend's own buffer type ("CPU") or the mmapped file ("CPU_Mapped").
+bool plain_cpu_buffer(const std::string& name) { return name == "CPU" || name == "CPU_Mapped"; }
 
 std::vector<int32_t> parse_tokens(const std::string& text, const std::string& what) {
   std::vector<int32_t> ids;
@@ -202,8 +230,21 @@ int run(const options& opt) {
   llama_run run;
   llama_model_params mp = llama_model_default_params();
   mp.load_mtp = opt.load_mtp;
+  mp.use_extra_bufts = false;                       // plain CPU buffers (see the header comment)
+  if (opt.extra_bufts) mp.use_extra_bufts = true;  // --extra-bufts on: reproduces the AMX abort
+  g_model_buffers.clear();
   run.model = llama_model_load_from_file(opt.model.c_str(), mp);
   if (!run.model) throw std::runtime_error("llama.cpp could not load " + opt.model + " (rerun with --verbose)");
+  if (opt.report_buffers) {
+    std::printf("model buffers");
+    for (const auto& b : g_model_buffers) std::printf(" %s", b.c_str());
+    std::printf("\n");
+  }
+  if (g_model_buffers.empty()) throw std::runtime_error("llama.cpp announced no model buffer while loading " + opt.model);
+  if (!opt.extra_bufts)
+    for (const auto& b : g_model_buffers)
+      if (!plain_cpu_buffer(b))
+        throw std::runtime_error("model buffer '" + b + "' is not a plain CPU buffer although extra buffer types are off");
   if (opt.load_mtp && llama_model_n_layer_nextn(run.model) != 1)
     throw std::runtime_error(opt.model + ": --load-mtp given but llama.cpp found " +
                              std::to_string(llama_model_n_layer_nextn(run.model)) + " MTP blocks (expected 1)");
@@ -285,6 +326,11 @@ int main(int argc, char** argv) {
   app.add_option("--mtp-out", opt.mtp_out,
                  "with --load-mtp: also run llama.cpp's MTP block on every position and write its logits (ORDL; "
                  "row k: token k with the main hidden state of k-1, predicting token k+1)");
+  app.add_option("--extra-bufts", opt.extra_bufts,
+                 "let llama.cpp put weights in the CPU's extra buffer types (AMX, repack): on|off (default off; "
+                 "on AMX CPUs 'on' aborts in deepseek4's graph)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"on", true}, {"off", false}}));
+  app.add_flag("--report-buffers", opt.report_buffers, "print the model buffers llama.cpp allocated (one line)");
   app.add_flag("-v,--verbose", opt.verbose, "show llama.cpp's log");
   CLI11_PARSE(app, argc, argv);
   try {

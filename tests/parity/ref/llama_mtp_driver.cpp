@@ -67,6 +67,9 @@ int run(const std::string& model_path, const std::string& tokens_path, const std
 
   llama_model_params mp = llama_model_default_params();
   mp.load_mtp = true;
+  // Plain CPU buffers only: on AMX CPUs the extra (AMX) buffer type takes F16/Q8_0 weights and then
+  // refuses deepseek4's non-contiguous matmuls (GGML_ASSERT in the scheduler; issue 7).
+  mp.use_extra_bufts = false;
   llama_model* model = llama_model_load_from_file(model_path.c_str(), mp);
   if (!model) throw std::runtime_error("llama.cpp could not load " + model_path);
   if (llama_model_n_layer_nextn(model) != 1) throw std::runtime_error(model_path + ": no MTP block (nextn) found");

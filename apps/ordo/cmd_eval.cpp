@@ -9,6 +9,7 @@
 #include "eval/backend.hpp"
 #include "eval/eval.hpp"
 #include "eval/ordl.hpp"
+#include "cli.hpp"
 #include "subcommand.hpp"
 #include "tokenizer/bpe_tokenizer.hpp"
 #include "tokenizer/gguf_vocab.hpp"
@@ -30,39 +31,38 @@ int run_eval(int argc, char** argv) {
   auto* o_text = app.add_option("-p,--prompt", text, "prompt text (tokenized with the model's tokenizer, no BOS added)");
   o_ids->excludes(o_file)->excludes(o_text);
   o_file->excludes(o_text);
-  app.add_option("--gen", gen, "greedy-generate N more tokens (their logits are dumped too)")->check(CLI::NonNegativeNumber);
+  app.add_option("--gen", gen, "greedy-generate N more tokens (their logits are dumped too)")->check(ordo::app::integer_at_least(0));
   app.add_option("--dump-logits", out, "write ORDL logits here");
-  try {
-    app.parse(argc, argv);
-    if (!*o_ids && !*o_file && !*o_text) throw CLI::RequiredError("--prompt-ids, --prompt-ids-file or -p");
-    if (sims == "off" && backend != "ref") throw CLI::ValidationError("--ref-sims off", "only the ref backend has it");
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  try {
+  if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
+  using ordo::app::usage_error;
+  if (!*o_ids && !*o_file && !*o_text) throw usage_error("--prompt-ids, --prompt-ids-file or -p is required");
+  if (sims == "off" && backend != "ref") throw usage_error("--ref-sims off: only the ref backend has it");
+  ordo::app::check_output_path("--dump-logits", out);  // before the pass, not after it
+  {
     opt.sims = sims == "on" ? ordo::eval::ref_sims::on : ordo::eval::ref_sims::off;
     std::vector<int32_t> prompt;
-    if (*o_ids) prompt = ordo::eval::parse_token_ids(ids_csv, "--prompt-ids");
-    if (*o_file) {
-      std::ifstream in(ids_file);
-      prompt = ordo::eval::parse_token_ids(std::string(std::istreambuf_iterator<char>(in), {}), ids_file);
+    try {
+      if (*o_ids) prompt = ordo::eval::parse_token_ids(ids_csv, "--prompt-ids");
+      if (*o_file) {
+        std::ifstream in(ids_file);
+        prompt = ordo::eval::parse_token_ids(std::string(std::istreambuf_iterator<char>(in), {}), ids_file);
+      }
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
     }
-    if (*o_text) {
-      const auto tok = ordo::tokenizer::load_tokenizer(opt.model);
-      prompt = tok.encode(text, ordo::tokenizer::special_tokens::parse);
-    }
-    auto b = ordo::eval::make_backend(backend, opt);
-    const ordo::eval::ordl d = ordo::eval::evaluate(*b, prompt, gen);
+    if (*o_text)
+      prompt = ordo::app::step("reading the tokenizer of " + opt.model.string(), [&] {
+        return ordo::tokenizer::load_tokenizer(opt.model).encode(text, ordo::tokenizer::special_tokens::parse);
+      });
+    auto b = ordo::app::step("loading model " + opt.model.string(), [&] { return ordo::eval::make_backend(backend, opt); });
+    const ordo::eval::ordl d = ordo::app::step("evaluating", [&] { return ordo::eval::evaluate(*b, prompt, gen); });
     std::printf("positions %zu vocab %u backend %s\n", d.tokens.size(), d.n_vocab, std::string(b->name()).c_str());
     if (gen > 0) {
       std::printf("greedy");
       for (std::size_t i = prompt.size(); i < d.tokens.size(); ++i) std::printf(" %d", d.tokens[i]);
       std::printf("\n");
     }
-    if (!out.empty()) ordo::eval::write_ordl(out, d);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ordo eval: %s\n", e.what());
-    return 1;
+    if (!out.empty()) ordo::app::step("writing " + out, [&] { ordo::eval::write_ordl(out, d); });
   }
   return 0;
 }

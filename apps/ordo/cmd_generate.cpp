@@ -1,44 +1,73 @@
-// `ordo generate`: chat-render a prompt, run it through a backend and stream greedy text. Without
-// -m it uses the embedded default model (a tiny synthetic DS4, written on first use).
+// `ordo generate`: chat-render a prompt, run it through a backend and stream greedy text, then
+// the statistics (src/generate/report.hpp). Without -m it uses the embedded default model (a tiny
+// synthetic DS4, written on first use). Ctrl-C stops generating and still prints the text so far
+// and the statistics (exit status 130).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 
+#include "cli.hpp"
 #include "generate/generate.hpp"
+#include "generate/report.hpp"
+#include "status_line.hpp"
 #include "subcommand.hpp"
 
 namespace {
 
+using namespace ordo;
+
 int run_generate(int argc, char** argv) {
-  CLI::App app{"generate text greedily from a DS4 GGUF (default: the embedded tiny synthetic model)"};
-  ordo::generate::options opt;
+  CLI::App cli{"generate text greedily from a DS4 GGUF (default: the embedded tiny synthetic model)"};
+  generate::options opt;
   std::string think = "none";
-  app.add_option("-m,--model", opt.model, "model GGUF (default: the embedded tiny model, gibberish by design)")
+  cli.add_option("-m,--model", opt.model, "model GGUF (default: the embedded tiny model, gibberish by design)")
       ->check(CLI::ExistingFile);
-  app.add_option("-p,--prompt", opt.prompt, "user prompt")->required();
-  app.add_option("-s,--system", opt.system, "system prompt (default: none)");
-  app.add_option("-n,--tokens", opt.max_tokens, "tokens to generate (default 32)")->check(CLI::NonNegativeNumber);
-  app.add_option("--think", think, "reasoning effort: none, high, max (or an API name: low, medium, xhigh, ...)");
-  app.add_option("-c,--ctx", opt.context, "context size; --think max needs >= 393216, else runs as high (default 32768)");
-  app.add_option("--backend", opt.backend, "ref: the double-precision reference (the only backend so far)");
-  CLI11_PARSE(app, argc, argv);
-  const auto mode = ordo::chat::parse_reasoning_effort(think);
-  if (!mode) {
-    std::fprintf(stderr, "ordo generate: --think '%s' is not a reasoning effort name\n", think.c_str());
-    return 2;
-  }
+  cli.add_option("-p,--prompt", opt.prompt, "user prompt")->required();
+  cli.add_option("-s,--system", opt.system, "system prompt (default: none)");
+  cli.add_option("-n,--tokens", opt.max_tokens,
+                 "tokens to generate; -1: until end of sequence or a full context (default 32)")
+      ->check(app::integer_at_least(generate::unlimited_tokens));
+  cli.add_option("--think", think, "reasoning effort: none, high, max (or an API name: low, medium, xhigh, ...)");
+  cli.add_option("-c,--ctx", opt.context,
+                 "context size in tokens: the prompt (chat template included) plus the generated tokens must fit; "
+                 "--think max needs >= 393216, else runs as high (default 32768)")
+      ->check(app::integer_at_least(1));
+  cli.add_option("--backend", opt.backend, "ref: the double-precision reference (the only backend so far)");
+  if (auto rc = app::parse(cli, argc, argv)) return *rc;
+  const auto mode = chat::parse_reasoning_effort(think);
+  if (!mode) throw app::usage_error("--think '" + think + "' is not a reasoning effort name");
   opt.think = *mode;
-  const auto st = ordo::generate::run(
-      opt,
-      [](std::string_view text) {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
-      },
-      [](std::string_view note) { std::fwrite(note.data(), 1, note.size(), stderr); });
-  std::fprintf(stderr, "\n[prompt %zu tokens in %.2f s, generated %zu tokens in %.2f s (%.1f tok/s)%s]\n",
-               st.prompt_tokens, st.prefill_seconds, st.generated_tokens, st.decode_seconds,
-               st.decode_seconds > 0 ? double(st.generated_tokens) / st.decode_seconds : 0.0,
-               st.stopped_at_eos ? ", stopped at end of sentence" : "");
-  return 0;
+
+  app::status_line status;
+  const std::string model_label =
+      opt.model.empty() ? std::string("the default model") : opt.model.filename().string();
+  generate::events ev;
+  bool wrote_text = false;
+  ev.text = [&](std::string_view text) {
+    status.clear();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    wrote_text = true;
+  };
+  ev.note = [&](std::string_view note) {
+    status.clear();
+    std::fwrite(note.data(), 1, note.size(), stderr);
+  };
+  ev.progress = [&](generate::phase p, std::size_t done, std::size_t total) {
+    if (p == generate::phase::loading_model) {
+      if (done < total) status.start_ticker("loading " + model_label);
+      else status.clear();
+    } else {
+      status.count("prompt", done, total);
+    }
+  };
+  const app::interrupt_guard guard;
+  ev.stop_requested = [] { return app::interrupt_signal() != 0; };
+
+  const generate::stats st = generate::run(opt, ev);
+  status.clear();
+  std::fprintf(stderr, "%s%s", wrote_text ? "\n\n" : "\n", generate::format_stats(st).c_str());
+  return st.stop == generate::stop_reason::interrupted ? 128 + app::interrupt_signal() : 0;
 }
 
 }  // namespace

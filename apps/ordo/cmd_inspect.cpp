@@ -6,6 +6,7 @@
 #include <string>
 
 #include "inspect/inspect.hpp"
+#include "cli.hpp"
 #include "subcommand.hpp"
 
 namespace {
@@ -26,7 +27,7 @@ int run_inspect(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--no-metadata", no_metadata, "omit the metadata listing");
   app.add_flag("--no-tensors", no_tensors, "omit the per-tensor table (classes are still shown)");
-  CLI11_PARSE(app, argc, argv);
+  if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
   opt.show_metadata = !no_metadata;
   opt.show_tensors = !no_tensors;
   return ordo::inspect::run(path, opt, stdout, stderr);

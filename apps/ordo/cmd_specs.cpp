@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ordo/registry/qmv_registry.hpp"
+#include "cli.hpp"
 #include "subcommand.hpp"
 
 namespace {
@@ -11,7 +12,7 @@ int run_specs(int argc, char** argv) {
   CLI::App app{"List every kernel specialization compiled into this build (one per line)", "ordo specs"};
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "also print format, activation, tier, order and whether a GPU kernel exists");
-  CLI11_PARSE(app, argc, argv);
+  if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
   for (const auto& e : ordo::registry::qmv_table) {
     if (verbose)
       std::printf("%-24.*s format=%.*s activation=%.*s tier=%d order=%.*s gpu=%s\n", int(e.name.size), e.name.data,

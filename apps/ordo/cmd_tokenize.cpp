@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli.hpp"
 #include "subcommand.hpp"
 #include "tokenizer/bpe_tokenizer.hpp"
 #include "tokenizer/gguf_vocab.hpp"
@@ -30,19 +31,17 @@ int run_tokenize(int argc, char** argv) {
                  "what \\s means in the pre-tokenizer: unicode (HF tokenizers, llama.cpp) or ecmascript "
                  "(the JS tokenizer port); they differ at U+0085 and U+FEFF")
       ->check(CLI::IsMember({"unicode", "ecmascript"}));
-  try {
-    app.parse(argc, argv);
-    if (!*t && !*f) throw CLI::RequiredError("--text or --file");
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
+  if (!*t && !*f) throw ordo::app::usage_error("--text or --file is required");
   if (*f) {
     std::ifstream in(file, std::ios::binary);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const auto tok = ordo::tokenizer::load_tokenizer(
-      model, whitespace == "ecmascript" ? ordo::tokenizer::regex_whitespace::ecmascript
-                                        : ordo::tokenizer::regex_whitespace::unicode);
+  const auto tok = ordo::app::step("reading the tokenizer of " + model, [&] {
+    return ordo::tokenizer::load_tokenizer(model, whitespace == "ecmascript"
+                                                      ? ordo::tokenizer::regex_whitespace::ecmascript
+                                                      : ordo::tokenizer::regex_whitespace::unicode);
+  });
   const auto mode = no_special ? ordo::tokenizer::special_tokens::plain : ordo::tokenizer::special_tokens::parse;
   const auto ids = tok.encode(text, mode);
   std::string line;

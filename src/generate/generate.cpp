@@ -1,12 +1,17 @@
 #include "generate/generate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 #include "chat/chat_template.hpp"
 #include "eval/backend.hpp"
 #include "eval/eval.hpp"
+#include "ordo/model/ds4_hparams.hpp"
+#include "ordo/model/ds4_model_view.hpp"
+#include "ordo/model/gguf.hpp"
 #include "synth/synth.hpp"
 #include "tokenizer/gguf_vocab.hpp"
 #include "tokenizer/stream_decoder.hpp"
@@ -18,6 +23,25 @@ using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
+
+synth::options default_model_recipe(const std::filesystem::path& out) {
+  synth::options so;
+  so.base = synth::preset::tiny;
+  so.seed = 1;
+  so.vocab = synth::vocab_kind::bytes;
+  so.out = out;
+  return so;
+}
+
+// The architecture is checked before anything else reads the file, so a llama or qwen GGUF is
+// reported as such rather than by the first deepseek4-specific key that is missing.
+void check_architecture(const std::filesystem::path& path) {
+  const gguf::file f = gguf::file::open(path);
+  const gguf::value* arch = f.find("general.architecture");
+  if (!arch || arch->type() != gguf::value_type::string || arch->as_string() != model::ds4_arch)
+    throw std::runtime_error("general.architecture is " + (arch ? arch->render() : std::string("missing")) +
+                             ", expected \"" + std::string(model::ds4_arch) + "\" (ordo runs DeepSeek V4 Flash only)");
+}
 }  // namespace
 
 std::filesystem::path default_model_path() {
@@ -26,53 +50,159 @@ std::filesystem::path default_model_path() {
   return std::filesystem::path(home && *home ? home : ".") / ".cache" / "ordo" / "tiny-default.gguf";
 }
 
-std::filesystem::path ensure_default_model(const std::function<void(std::string_view)>& log) {
+std::string default_model_problem(const std::filesystem::path& path) {
+  std::optional<gguf::file> f;
+  try {
+    f.emplace(gguf::file::open(path));
+  } catch (const std::exception& e) {
+    return std::string("not a valid GGUF file (") + e.what() + ")";
+  }
+  try {
+    model::open_ds4(*f, model::ds4_naming::ds4);
+  } catch (const std::exception& e) {
+    return std::string("not a valid DS4 model (") + e.what() + ")";
+  }
+  const gguf::value* seed = f->find("ordo.synth.seed");
+  const gguf::value* name = f->find("general.name");
+  if (!seed || !seed->is_integer() || seed->to_u64() != 1 || !name || name->type() != gguf::value_type::string ||
+      name->as_string() != "ordo-synth-tiny")
+    return "not the embedded default model (other general.name / ordo.synth.seed)";
+  // The recipe regenerates any tensor from (seed, name): compare the first and the last one,
+  // which catch a file truncated and re-padded or written by another recipe version.
+  const synth::plan plan = synth::make_plan(default_model_recipe(path));
+  const auto& planned = plan.files.at(0).tensors;
+  if (planned.size() != f->tensors().size()) return "tensor count differs from the recipe";
+  for (const synth::planned_tensor* t : {&planned.front(), &planned.back()}) {
+    const gguf::tensor_info* have = f->find_tensor(t->spec.name);
+    if (!have) return t->spec.name + " is missing";
+    const std::vector<std::byte> want = synth::tensor_bytes(*t, 1);
+    if (have->nbytes != want.size() || !std::equal(want.begin(), want.end(), have->bytes().begin()))
+      return t->spec.name + ": bytes differ from the recipe";
+  }
+  return {};
+}
+
+std::filesystem::path ensure_default_model(const std::function<void(std::string_view)>& note) {
   const auto path = default_model_path();
-  if (std::filesystem::exists(path)) return path;
-  std::filesystem::create_directories(path.parent_path());
-  log("writing the embedded default model (ordo synth --preset tiny --vocab bytes --seed 1) to " + path.string() + "\n");
-  synth::options so;
-  so.base = synth::preset::tiny;
-  so.seed = 1;
-  so.vocab = synth::vocab_kind::bytes;
-  const auto tmp = path.string() + ".partial";
-  so.out = tmp;
-  const auto plan = synth::make_plan(so);
-  synth::write_file(plan.files.at(0), so.seed);
-  std::filesystem::rename(tmp, path);  // never leave a half-written default behind
+  const auto say = [&](const std::string& s) {
+    if (note) note(s);
+  };
+  if (std::filesystem::exists(path)) {
+    const std::string problem = default_model_problem(path);
+    if (problem.empty()) return path;
+    say("the cached default model " + path.string() + " is unusable: " + problem + "; writing it again\n");
+  } else {
+    say("writing the embedded default model (ordo synth --preset tiny --vocab bytes --seed 1) to " + path.string() +
+        "\n");
+  }
+  try {
+    std::filesystem::create_directories(path.parent_path());
+    const auto plan = synth::make_plan(default_model_recipe(path));
+    synth::write_file(plan.files.at(0), 1);  // the writer renames <path>.partial only when complete
+  } catch (const std::exception& e) {
+    throw std::runtime_error("writing the default model " + path.string() + ": " + e.what());
+  }
   return path;
 }
 
-stats run(const options& opt, const std::function<void(std::string_view)>& on_text,
-          const std::function<void(std::string_view)>& on_log) {
-  if (opt.max_tokens < 0) throw std::invalid_argument("--tokens must be >= 0");
-  eval::backend_options bo;
-  bo.model = opt.model.empty() ? ensure_default_model(on_log) : opt.model;
-  const auto tok = tokenizer::load_tokenizer(bo.model);
-  const auto ids = chat::render_single_turn(opt.system, opt.prompt, chat::effective_think_mode(opt.think, opt.context)).encode(tok);
-  auto backend = eval::make_backend(opt.backend, bo);
+stats run(const options& opt, const events& ev) {
+  if (opt.max_tokens < unlimited_tokens) throw std::invalid_argument("--tokens must be >= -1");
+  if (opt.context == 0) throw std::invalid_argument("--ctx must be >= 1");
+  const auto progress = [&](phase p, std::size_t done, std::size_t total) {
+    if (ev.progress) ev.progress(p, done, total);
+  };
+  const auto stop_requested = [&] { return ev.stop_requested && ev.stop_requested(); };
 
   stats st;
-  st.prompt_tokens = ids.size();
-  auto t0 = clock_type::now();
-  std::vector<float> logits;
-  for (int32_t id : ids) logits = backend->step(id);
-  st.prefill_seconds = seconds_since(t0);
+  st.context = opt.context;
+  st.max_tokens = opt.max_tokens;
+  eval::backend_options bo;
+  bo.model = opt.model.empty() ? ensure_default_model(ev.note) : opt.model;
+  const std::string model_name = bo.model.string();
 
-  tokenizer::stream_decoder decoder(tok);
-  t0 = clock_type::now();
-  for (int i = 0; i < opt.max_tokens && !logits.empty(); ++i) {
+  const auto t_load = clock_type::now();
+  progress(phase::loading_model, 0, 1);
+  const auto fail_loading = [&](const std::exception& e) {
+    return std::runtime_error("loading model " + model_name + ": " + e.what());
+  };
+  std::optional<tokenizer::bpe_tokenizer> tok;
+  std::unique_ptr<eval::backend> backend;
+  try {
+    check_architecture(bo.model);
+    tok.emplace(tokenizer::load_tokenizer(bo.model));
+  } catch (const std::exception& e) {
+    throw fail_loading(e);
+  }
+  const auto ids = chat::render_single_turn(opt.system, opt.prompt, chat::effective_think_mode(opt.think, opt.context))
+                       .encode(*tok);
+  st.prompt_tokens = ids.size();
+  // The context holds the prompt and every generated token; one generated token at least.
+  if (ids.size() >= opt.context)
+    throw std::runtime_error("prompt does not fit the context: it is " + std::to_string(ids.size()) +
+                             " tokens (chat template included) and -c " + std::to_string(opt.context) +
+                             " leaves room for at most " + std::to_string(opt.context - 1) +
+                             " prompt tokens plus one generated token");
+  try {
+    backend = eval::make_backend(opt.backend, bo);
+  } catch (const std::exception& e) {
+    throw fail_loading(e);
+  }
+  progress(phase::loading_model, 1, 1);
+  st.load_seconds = seconds_since(t_load);
+
+  const auto t_prefill = clock_type::now();
+  std::vector<float> logits;
+  for (int32_t id : ids) {
+    if (stop_requested()) {
+      st.stop = stop_reason::interrupted;
+      st.prefill_seconds = seconds_since(t_prefill);
+      return st;
+    }
+    logits = backend->step(id);
+    ++st.prefilled_tokens;
+    progress(phase::prefill, st.prefilled_tokens, ids.size());
+  }
+  st.prefill_seconds = seconds_since(t_prefill);
+
+  tokenizer::stream_decoder decoder(*tok);
+  const auto emit = [&](std::string_view s) {
+    if (ev.text && !s.empty()) ev.text(s);
+  };
+  // Why generation must stop before producing another token, if it must.
+  const auto limit = [&]() -> std::optional<stop_reason> {
+    if (opt.max_tokens != unlimited_tokens && st.generated_tokens >= std::size_t(opt.max_tokens))
+      return stop_reason::token_limit;
+    if (st.prompt_tokens + st.generated_tokens >= opt.context) return stop_reason::context_full;
+    return std::nullopt;
+  };
+  while (true) {
+    if (const auto l = limit()) {
+      st.stop = *l;
+      break;
+    }
     const int32_t next = eval::argmax(logits);  // ties to the lowest id, as `ordo eval --gen`
-    if (next == tok.eos_id()) {
-      st.stopped_at_eos = true;
+    if (next == tok->eos_id()) {
+      st.stop = stop_reason::end_of_sequence;
       break;
     }
     ++st.generated_tokens;
-    on_text(decoder.push(next));
-    if (i + 1 < opt.max_tokens) logits = backend->step(next);
+    if (st.generated_tokens == 1) st.first_token_seconds = seconds_since(t_prefill);
+    emit(decoder.push(next));
+    // Feed the token only when another one may follow (the last token costs no step).
+    if (const auto l = limit()) {
+      st.stop = *l;
+      break;
+    }
+    if (stop_requested()) {
+      st.stop = stop_reason::interrupted;
+      break;
+    }
+    const auto t_step = clock_type::now();
+    logits = backend->step(next);
+    st.decode_seconds += seconds_since(t_step);
+    ++st.decode_steps;
   }
-  on_text(decoder.flush());
-  st.decode_seconds = seconds_since(t0);
+  emit(decoder.flush());
   return st;
 }
 

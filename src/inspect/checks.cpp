@@ -9,7 +9,7 @@ namespace ordo::inspect {
 const std::vector<check>& checks() {
   static const std::vector<check> list{
       {"layout", "tensor data section: order, gaps, trailing bytes", &check_layout},
-      // Model-level checks go here (e.g. {"ds4", "DeepSeek V4 Flash metadata and tensors", ...}).
+      {"ds4", "DeepSeek V4 Flash model: hyperparameters and every tensor of the tensor map", &check_ds4_model},
   };
   return list;
 }

@@ -99,7 +99,7 @@ int run(const std::filesystem::path& path, const options& opt, std::FILE* out, s
   try {
     opened.emplace(gguf::file::open(path));
   } catch (const gguf::error& e) {
-    fmt::print(err, "invalid GGUF: {}\n", e.what());
+    fmt::print(err, "ordo inspect: {}: not a valid GGUF file: {}\n", path.string(), e.what());
     return 1;
   }
   const gguf::file& f = *opened;
@@ -168,7 +168,7 @@ int run(const std::filesystem::path& path, const options& opt, std::FILE* out, s
     for (const auto& n : r.notes) fmt::print(out, "           note: {}\n", n);
   }
   fmt::print(out, "\nresult      {}\n", all_ok ? "valid" : "INVALID");
-  if (!all_ok) fmt::print(err, "{}: failed validation (see the report above)\n", f.name());
+  if (!all_ok) fmt::print(err, "ordo inspect: {}: failed validation (see the report above)\n", f.name());
   return all_ok ? 0 : 1;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,8 +87,22 @@ plan make_plan(const options& opt);
 /// Called while writing: bytes done and total of the current file, the tensor being written.
 using progress_fn = std::function<void(const gguf::write_progress&)>;
 
-/// Writes one planned file. Same plan and seed → same bytes.
-void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress = {});
+/// Polled between chunks while writing; returning true abandons the file (write_file throws
+/// synth::interrupted and the writer removes `<path>.partial`).
+using stop_fn = std::function<bool()>;
+
+/// Thrown by write_file when `stop` asked to abandon the file.
+struct interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// What is wrong with writing `needed` more bytes into `dir` that has `available` bytes free:
+/// empty when they fit, else a message naming both sizes and the folder.
+std::string free_space_shortfall(const std::filesystem::path& dir, uint64_t needed, uint64_t available);
+
+/// Writes one planned file. Same plan and seed → same bytes. Before the first tensor byte it
+/// checks that the folder has room for the whole file (throws std::runtime_error otherwise).
+void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress = {}, const stop_fn& stop = {});
 
 /// The bytes of one tensor (tests; small tensors only).
 std::vector<std::byte> tensor_bytes(const planned_tensor& t, uint64_t seed);

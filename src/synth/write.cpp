@@ -1,6 +1,9 @@
 // Streams a planned file through gguf::writer, generating each tensor in row-aligned chunks.
 #include <algorithm>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -39,11 +42,31 @@ void fill_chunk(const planned_tensor& t, uint64_t seed, uint64_t first_row, uint
 
 }  // namespace
 
-void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress) {
+std::string free_space_shortfall(const std::filesystem::path& dir, uint64_t needed, uint64_t available) {
+  if (needed <= available) return {};
+  const auto gib = [](uint64_t b) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", double(b) / double(uint64_t{1} << 30));
+    return std::string(text);
+  };
+  return "needs " + gib(needed) + " GiB but " + dir.string() + " has " + gib(available) + " GiB free";
+}
+
+void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress, const stop_fn& stop) {
   std::vector<gguf::tensor_spec> specs;
   specs.reserve(f.tensors.size());
   for (const planned_tensor& t : f.tensors) specs.push_back(t.spec);
-  gguf::writer w(f.path, f.metadata, std::move(specs));
+  gguf::writer w(f.path, f.metadata, std::move(specs));  // creates <path>.partial with the header
+  {
+    // The writer knows the exact size now; refuse before writing the data, not 77 GB into it.
+    const std::filesystem::path dir = std::filesystem::absolute(f.path).parent_path();
+    std::error_code ec;
+    const auto space = std::filesystem::space(dir, ec);
+    if (!ec) {
+      const std::string problem = free_space_shortfall(dir, w.file_size() - w.data_offset(), space.available);
+      if (!problem.empty()) throw std::runtime_error(f.path.string() + ": " + problem);
+    }
+  }
   if (progress) w.on_progress(progress, uint64_t{64} << 20);
   for (const planned_tensor& t : f.tensors) {
     // Chunks hold whole rows (about 16 MiB), so fill_rows can start each at a row boundary.
@@ -52,6 +75,7 @@ void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress) 
     w.write_tensor(
         t.spec.name,
         [&](uint64_t offset, std::span<std::byte> out) {
+          if (stop && stop()) throw interrupted("interrupted while writing " + f.path.string());
           fill_chunk(t, seed, offset / rb, out.size() / rb, rb, out.data());
         },
         static_cast<std::size_t>(rows_per_chunk * rb));

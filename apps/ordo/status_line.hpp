@@ -30,9 +30,10 @@ class status_line {
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock lock(m);
-      do {
+      while (!stop.stop_requested()) {
         draw(what + "  " + std::to_string(int(seconds(t0))) + " s");
-      } while (!cv.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }));
+        cv.wait_for(lock, stop, std::chrono::milliseconds(250), [&] { return stop.stop_requested(); });
+      }
     });
   }
 

@@ -13,7 +13,7 @@ check_result check_ds4_model(const gguf::file& f) {
   const gguf::value* arch = f.find("general.architecture");
   const std::string name = arch && arch->type() == gguf::value_type::string ? arch->as_string() : std::string();
   if (name != model::ds4_arch) {
-    r.notes.push_back("general.architecture is " + (arch ? arch->render() : std::string("missing")) +
+    r.notes.push_back((name.empty() ? std::string("no general.architecture") : "architecture " + name) +
                       ": not a deepseek4 model, not checked");
     return r;
   }

@@ -99,7 +99,7 @@ int run(const std::filesystem::path& path, const options& opt, std::FILE* out, s
   try {
     opened.emplace(gguf::file::open(path));
   } catch (const gguf::error& e) {
-    fmt::print(err, "ordo inspect: {}: not a valid GGUF file: {}\n", path.string(), e.what());
+    fmt::print(err, "ordo inspect: {}: invalid GGUF: {}\n", path.string(), e.what());
     return 1;
   }
   const gguf::file& f = *opened;

@@ -64,7 +64,7 @@ void write_file(const file_plan& f, uint64_t seed, const progress_fn& progress, 
     const auto space = std::filesystem::space(dir, ec);
     if (!ec) {
       const std::string problem = free_space_shortfall(dir, w.file_size() - w.data_offset(), space.available);
-      if (!problem.empty()) throw std::runtime_error(f.path.string() + ": " + problem);
+      if (!problem.empty()) throw std::runtime_error(problem);
     }
   }
   if (progress) w.on_progress(progress, uint64_t{64} << 20);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <regex>
 
 #include "inspect/checks.hpp"
@@ -71,7 +72,8 @@ struct model_file {
     for (const auto& s : t) d.emplace_back(tensor_nbytes(s.type, s.dims));
     std::vector<uint32_t> many(100);
     write_file(path,
-               {{"general.architecture", value::string("deepseek4")},
+               // Not deepseek4: this fixture is a generic GGUF (a deepseek4 one must be a whole model).
+               {{"general.architecture", value::string("llama")},
                 {"tokenizer.ggml.token_type", value::array_of(many)}},
                t, d);
   }
@@ -98,7 +100,7 @@ TEST(inspect, report_lists_metadata_tensors_classes_and_result) {
   const auto r = inspect_file(m.path, opt);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
-  for (const char* want : {"2 metadata keys, 4 tensors", "\"deepseek4\"", "[u32 x 100: 0, 0, 0, ...]",
+  for (const char* want : {"2 metadata keys, 4 tensors", "\"llama\"", "[u32 x 100: 0, 0, 0, ...]",
                            "blk.1.attn_norm.weight", "q4_K", "[256, 2, 2]",
                            "blk.*.ffn_gate_exps.weight", "result      valid"})
     EXPECT_NE(r.out.find(want), std::string::npos) << "missing '" << want << "' in\n" << r.out;
@@ -114,9 +116,34 @@ TEST(inspect, report_lists_metadata_tensors_classes_and_result) {
   opt.groups.clear();
   opt.show_metadata = opt.show_tensors = false;
   const auto brief = inspect_file(m.path, opt);
-  EXPECT_EQ(brief.out.find("\"deepseek4\""), std::string::npos);
+  EXPECT_EQ(brief.out.find("\"llama\""), std::string::npos);
   EXPECT_EQ(brief.out.find("[256, 2, 2]"), std::string::npos);
   EXPECT_NE(brief.out.find("blk.*.ffn_gate_exps.weight"), std::string::npos);
+}
+
+// A deepseek4 file is valid only as a whole model: a container with the architecture and nothing
+// else (issue 7) fails the ds4 check, each missing piece named.
+TEST(inspect, ds4_check_names_what_a_deepseek4_file_lacks) {
+  const fs::path path = fs::temp_directory_path() / ("ordo_inspect_empty_ds4_" + std::to_string(::getpid()) + ".gguf");
+  write_file(path, {{"general.architecture", value::string("deepseek4")}}, {}, {});
+  const auto f = file::open(path);
+  const auto r = check_ds4_model(f);
+  EXPECT_FALSE(r.ok());
+  for (const char* want : {"metadata key 'deepseek4.block_count' is missing",
+                           "metadata key 'deepseek4.embedding_length' is missing", "the file has no tensors"})
+    EXPECT_NE(std::find(r.problems.begin(), r.problems.end(), want), r.problems.end()) << want;
+  const auto report = inspect_file(path);
+  EXPECT_EQ(report.status, 1);
+  EXPECT_NE(report.out.find("result      INVALID"), std::string::npos) << report.out;
+  fs::remove(path);
+}
+
+TEST(inspect, ds4_check_only_notes_other_architectures) {
+  model_file m;
+  const auto r = check_ds4_model(file::open(m.path));
+  EXPECT_TRUE(r.ok());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("not a deepseek4 model"), std::string::npos) << r.notes[0];
 }
 
 TEST(inspect, invalid_file_gives_status_1_and_the_reader_message) {

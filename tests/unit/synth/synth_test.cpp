@@ -300,3 +300,22 @@ TEST(synth, set_and_errors) {
 }
 
 }  // namespace
+
+// The free-space check of write_file (issue 7: --preset full started 153 GiB on a 77 GB disk).
+TEST(synth_free_space, shortfall_names_both_sizes_and_the_folder) {
+  const uint64_t gib = uint64_t{1} << 30;
+  EXPECT_EQ(synth::free_space_shortfall("/data", 10 * gib, 10 * gib), "");
+  EXPECT_EQ(synth::free_space_shortfall("/data", 153 * gib, 77 * gib), "needs 153.0 GiB but /data has 77.0 GiB free");
+  EXPECT_NE(synth::free_space_shortfall("/data", 10 * gib + 1, 10 * gib), "");
+}
+
+TEST(synth_free_space, write_file_polls_stop_and_leaves_no_partial_file) {
+  synth::options o;
+  o.out = std::filesystem::temp_directory_path() / ("ordo_synth_stop_" + std::to_string(::getpid()) + ".gguf");
+  const auto plan = synth::make_plan(o);
+  int polls = 0;
+  EXPECT_THROW(synth::write_file(plan.files.at(0), 1, {}, [&] { return ++polls > 3; }), synth::interrupted);
+  EXPECT_EQ(polls, 4);
+  EXPECT_FALSE(std::filesystem::exists(o.out));
+  EXPECT_FALSE(std::filesystem::exists(o.out.string() + ".partial"));
+}

@@ -1,0 +1,160 @@
+// `ordo generate` end to end on the embedded default model (issue 7's items). Every expectation
+// is about what a user sees: exit status, the statistics block, stdout/stderr contents, files.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "ordo/model/gguf.hpp"
+#include "support/process.hpp"
+
+namespace {
+
+using ordo::e2e::process_options;
+using ordo::e2e::process_result;
+namespace fs = std::filesystem;
+
+const ordo::e2e::scratch_dir& scratch() {
+  static const ordo::e2e::scratch_dir dir("ordo_generate_cli");
+  return dir;
+}
+
+process_result generate(std::vector<std::string> args, process_options o = {}) {
+  args.insert(args.begin(), {ORDO_BIN, "generate"});
+  o.env.emplace_back("ORDO_CACHE", (scratch().path / "cache").string());
+  return ordo::e2e::run_process(args, o);
+}
+
+// The number after `label` in the statistics block, e.g. "prompt       15 tokens".
+long stat_number(const std::string& err, const std::string& label) {
+  std::smatch m;
+  if (!std::regex_search(err, m, std::regex("\n" + label + " +([0-9]+)"))) return -1;
+  return std::stol(m[1]);
+}
+
+long prompt_tokens(const std::string& prompt) {
+  const auto r = generate({"-p", prompt, "-n", "0"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return stat_number(r.err, "prompt");
+}
+
+TEST(generate_cli, context_zero_is_a_usage_error_naming_the_flag) {
+  const auto r = generate({"-p", "hi", "-c", "0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ordo generate: --ctx"), std::string::npos) << r.err;
+}
+
+TEST(generate_cli, prompt_that_does_not_fit_is_refused_before_any_work) {
+  const long n = prompt_tokens("Hello there");
+  ASSERT_GT(n, 2);
+  const auto r = generate({"-p", "Hello there", "-c", std::to_string(n), "-n", "5"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("ordo generate: prompt does not fit the context"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(n) + " tokens"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(generate_cli, generation_stops_at_the_context_limit_and_says_so) {
+  const long n = prompt_tokens("Hello there");
+  for (const char* tokens : {"10", "-1"}) {
+    const auto r = generate({"-p", "Hello there", "-c", std::to_string(n + 3), "-n", tokens});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(stat_number(r.err, "generated"), 3) << "-n " << tokens << "\n" << r.err;
+    EXPECT_NE(r.err.find("stopped      context full (-c " + std::to_string(n + 3) + ")"), std::string::npos) << r.err;
+  }
+}
+
+TEST(generate_cli, negative_token_counts_get_a_short_message) {
+  const auto r = generate({"-p", "hi", "-n", "-2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--tokens"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.size(), 200u) << r.err;  // was a 300-digit range
+}
+
+TEST(generate_cli, statistics_report_load_prompt_rate_first_token_and_decode_steps) {
+  const auto r = generate({"-p", "Hello", "-n", "6"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("\nload +[0-9.]+ s"))) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("\nprompt +[0-9]+ tokens in [0-9.]+ s \\([0-9.]+ tok/s\\)"))) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("\nfirst token +[0-9.]+ s"))) << r.err;
+  // Six tokens need five forward steps after the prompt: the rate counts those.
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("\ngenerated +6 tokens: 5 decode steps in [0-9.]+ s \\([0-9.]+ tok/s\\)")))
+      << r.err;
+  EXPECT_NE(r.err.find("stopped      -n 6 reached"), std::string::npos) << r.err;
+}
+
+TEST(generate_cli, one_token_reports_no_generation_rate) {
+  const auto r = generate({"-p", "Hello", "-n", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("\ngenerated[^\n]*"))) << r.err;
+  EXPECT_EQ(m.str().find("tok/s"), std::string::npos) << m.str();
+  EXPECT_NE(m.str().find("1 token"), std::string::npos) << m.str();
+}
+
+TEST(generate_cli, no_progress_when_output_is_not_a_terminal) {
+  const auto r = generate({"-p", "Hello", "-n", "3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ETA"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("loading"), std::string::npos) << r.err;
+}
+
+TEST(generate_cli, progress_on_a_terminal) {
+  // util-linux `script` runs the command on a pseudo-terminal (stdout and stderr both a TTY).
+  const std::string cmd = std::string("ORDO_CACHE=") + (scratch().path / "cache").string() + " " + ORDO_BIN +
+                          " generate -p Hello -n 3";
+  const auto r = ordo::e2e::run_process({"script", "-qfec", cmd, "/dev/null"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("loading the default model"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("prompt [0-9]+/[0-9]+ tokens"))) << r.out;
+  EXPECT_NE(r.out.find("\r\033[K"), std::string::npos) << r.out;  // redrawn in place, then erased
+}
+
+TEST(generate_cli, ctrl_c_stops_generating_and_prints_the_text_and_statistics) {
+  process_options o;
+  o.signal_when = [](const std::string& out, const std::string&) { return out.size() >= 20; };
+  o.send = SIGINT;
+  const auto r = generate({"-p", "Hello", "-n", "-1", "-c", "1000000"}, o);
+  ASSERT_TRUE(r.sent_signal) << r.err;
+  EXPECT_EQ(r.signal, 0) << "killed by the signal instead of stopping";
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_GE(r.out.size(), 20u);
+  EXPECT_NE(r.err.find("stopped      interrupted"), std::string::npos) << r.err;
+  EXPECT_GT(stat_number(r.err, "generated"), 0) << r.err;
+}
+
+TEST(generate_cli, a_non_deepseek4_model_is_named_by_its_architecture) {
+  const fs::path path = scratch().path / "llama.gguf";
+  ordo::gguf::write_file(path, {{"general.architecture", ordo::gguf::value::string("llama")}}, {}, {});
+  const auto r = generate({"-m", path.string(), "-p", "hi"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("ordo generate: loading model " + path.string() + ": general.architecture is \"llama\""),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("tokenizer"), std::string::npos) << r.err;
+}
+
+TEST(generate_cli, a_corrupt_cached_default_model_is_rewritten) {
+  const fs::path cached = scratch().path / "cache" / "tiny-default.gguf";
+  ASSERT_EQ(generate({"-p", "hi", "-n", "1"}).status, 0);
+  const std::string good = ordo::e2e::read_all(cached);
+  ASSERT_GT(good.size(), 1000u);
+  const std::vector<std::string> corruptions = {
+      "garbage",                                   // not a GGUF
+      good.substr(0, good.size() / 2),             // truncated
+      good.substr(0, good.size() - 64) + std::string(64, '\x55'),  // last tensor's bytes changed
+  };
+  for (std::size_t i = 0; i < corruptions.size(); ++i) {
+    { std::ofstream(cached, std::ios::binary | std::ios::trunc) << corruptions[i]; }
+    const auto r = generate({"-p", "hi", "-n", "1"});
+    EXPECT_EQ(r.status, 0) << "corruption " << i << ": " << r.err;
+    EXPECT_NE(r.err.find("the cached default model " + cached.string() + " is unusable"), std::string::npos)
+        << "corruption " << i << ": " << r.err;
+    EXPECT_EQ(ordo::e2e::read_all(cached), good) << "corruption " << i << ": not rewritten to the recipe's bytes";
+  }
+  const auto again = generate({"-p", "hi", "-n", "1"});
+  EXPECT_EQ(again.err.find("unusable"), std::string::npos) << again.err;
+}
+
+}  // namespace

@@ -10,11 +10,6 @@ namespace ordo::app {
 
 namespace {
 
-int report_usage(const char* program, const std::string& message) {
-  std::fprintf(stderr, "%s: %s\n(%s --help lists the options)\n", program, message.c_str(), program);
-  return exit_usage_error;
-}
-
 std::string unexpected_arguments(CLI::App& app) {
   std::string list;
   for (const std::string& a : app.remaining()) list += (list.empty() ? "" : " ") + a;
@@ -30,6 +25,11 @@ extern "C" void on_interrupt(int sig) {
 
 }  // namespace
 
+int report_usage_error(const std::string& program, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n(%s --help lists the options)\n", program.c_str(), message.c_str(), program.c_str());
+  return exit_usage_error;
+}
+
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
@@ -40,12 +40,12 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::RequiredError& e) {
     // CLI11 checks required flags before unexpected ones: name the unknown argument first.
     const std::string extra = unexpected_arguments(app);
-    if (!extra.empty()) return report_usage(argv[0], "unknown argument: " + extra);
-    return report_usage(argv[0], e.what());
+    if (!extra.empty()) return report_usage_error(argv[0], "unknown argument: " + extra);
+    return report_usage_error(argv[0], e.what());
   } catch (const CLI::ExtrasError&) {
-    return report_usage(argv[0], "unknown argument: " + unexpected_arguments(app));
+    return report_usage_error(argv[0], "unknown argument: " + unexpected_arguments(app));
   } catch (const CLI::ParseError& e) {
-    return report_usage(argv[0], e.what());
+    return report_usage_error(argv[0], e.what());
   }
   return std::nullopt;
 }

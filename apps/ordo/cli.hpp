@@ -25,6 +25,9 @@ struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Prints a usage error as the convention says; returns exit_usage_error.
+int report_usage_error(const std::string& program, const std::string& message);
+
 /// Parses argv (argv[0] is "ordo <cmd>"). Returns nullopt when the command should run, else the
 /// exit status: 0 after --help, exit_usage_error after a usage error (already reported).
 std::optional<int> parse(CLI::App& app, int argc, char** argv);

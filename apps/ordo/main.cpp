@@ -42,11 +42,9 @@ int main(int argc, char** argv) {
     try {
       return s.run(argc - 1, argv + 1);
     } catch (const ordo::app::usage_error& e) {
-      std::fprintf(stderr, "%s: %s\n(%s --help lists the options)\n", program.c_str(), e.what(), program.c_str());
-      return ordo::app::exit_usage_error;
+      return ordo::app::report_usage_error(program, e.what());
     } catch (const CLI::ParseError& e) {
-      std::fprintf(stderr, "%s: %s\n(%s --help lists the options)\n", program.c_str(), e.what(), program.c_str());
-      return ordo::app::exit_usage_error;
+      return ordo::app::report_usage_error(program, e.what());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
       return ordo::app::exit_runtime_error;

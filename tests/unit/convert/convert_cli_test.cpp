@@ -56,11 +56,12 @@ TEST(ConvertCli, DryRunPrintsThePlanAndWritesNothing) {
 TEST(ConvertCli, BadFlagsAreRefused) {
   temp_dir dir("cli-bad");
   write_hf_checkpoint(dir.path);
+  // A bad flag value is a usage error (exit 2, the flag named), as in every subcommand.
   auto r = run("--dense q4_0 -o " + (dir.path / "x.gguf").string() + " " + dir.path.string());
-  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("--dense: output type 'q4_0' is not one of q8_0, f16, bf16, f32"), std::string::npos) << r.out;
   r = run("--aux q8_0 -o " + (dir.path / "x.gguf").string() + " " + dir.path.string());
-  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("--aux"), std::string::npos) << r.out;
   r = run(dir.path.string());
   EXPECT_EQ(r.rc, 2) << r.out;

@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -92,15 +94,38 @@ inline diff compare(const ordl& a, const ordl& b, std::size_t n_pos) {
   return d;
 }
 
-/// How often the SwiGLU clamp binds in a replay: per expert evaluation (routed or shared) of one
-/// token, "a row", whether any of its expert_ff gate (g > limit) or up (|u| > limit) values is cut.
-struct clamp_stats {
+/// What a replay went through, for the fixtures' own claims:
+///  * the SwiGLU clamp, per expert evaluation (routed or shared) of one token, "a row": whether
+///    any of its expert_ff gate (g > limit) or up (|u| > limit) values is cut;
+///  * the indexer's top-k on ratio-4 layers: the gap between the k-th and (k+1)-th largest score.
+///    A zero gap is a tie whose winner depends on the tie rule, which llama.cpp and torch.topk do
+///    not share with the reference (lowest index first): a parity fixture must have none.
+struct replay_stats {
   long rows = 0, rows_clamped = 0;
   long values = 0, gate_above = 0, gate_below_minus = 0, up_outside = 0;
+  long topk_selections = 0, topk_boundary_ties = 0;
+  double min_topk_gap = std::numeric_limits<double>::infinity();
   double row_fraction() const { return rows ? double(rows_clamped) / double(rows) : 0.0; }
+  double value_fraction(long n) const { return values ? double(n) / double(values) : 0.0; }
+  /// The stressed fixtures' claim: the clamp cuts gate and up values on a visible share of rows,
+  /// and gate values below -limit (which only the up clamp may touch) occur too.
+  void expect_clamp_exercised() const {
+    EXPECT_GE(row_fraction(), 0.5) << "the fixture no longer exercises the SwiGLU clamp";
+    EXPECT_GE(value_fraction(gate_above), 0.01) << "too few gate values above the limit";
+    EXPECT_GE(value_fraction(up_outside), 0.01) << "too few up values outside the limit";
+    EXPECT_GE(value_fraction(gate_below_minus), 0.01) << "too few gate values below -limit";
+  }
+  void print(const char* name) const {
+    std::printf("[%s] SwiGLU clamp binds on %ld of %ld expert rows (%.1f%%); values: gate > limit %.2f%%, "
+                "gate < -limit %.2f%%, |up| > limit %.2f%%\n",
+                name, rows_clamped, rows, 100.0 * row_fraction(), 100.0 * value_fraction(gate_above),
+                100.0 * value_fraction(gate_below_minus), 100.0 * value_fraction(up_outside));
+    std::printf("[%s] indexer top-k: %ld selections, %ld with a tie at the boundary, smallest boundary gap %.3g\n",
+                name, topk_selections, topk_boundary_ties, min_topk_gap);
+  }
 };
 
-inline void count_clamp(const ref::expert_weights& e, const ref::vec& x, double limit, clamp_stats& s) {
+inline void count_clamp(const ref::expert_weights& e, const ref::vec& x, double limit, replay_stats& s) {
   const ref::vec g = e.gate * x, u = e.up * x;
   bool any = false;
   for (Eigen::Index i = 0; i < g.size(); ++i) {
@@ -113,12 +138,25 @@ inline void count_clamp(const ref::expert_weights& e, const ref::vec& x, double 
   s.rows_clamped += any;
 }
 
+/// The boundary of the selection attention_forward just made (same scores, same condition).
+inline void count_topk(const ref::layer_weights& w, const ref::config& c, const ref::layer_state& st,
+                       const ref::vec& x_attn, int pos, const ref::simulations& sims, replay_stats& s) {
+  if (static_cast<int>(st.comp.size()) <= c.indexer_top_k) return;
+  const ref::vec qr_n = ref::rms_norm(w.q_a * x_attn, w.q_a_norm, c.rms_eps);
+  std::vector<double> score = ref::indexer_scores(w, c, qr_n, x_attn, st.index_keys, pos, sims);
+  std::sort(score.begin(), score.end(), std::greater<>());
+  const double gap = score[c.indexer_top_k - 1] - score[c.indexer_top_k];
+  s.topk_selections += 1;
+  s.topk_boundary_ties += gap == 0.0;
+  s.min_topk_gap = std::min(s.min_topk_gap, gap);
+}
+
 /// Runs `tokens` through the reference (teacher-forced) with the given simulations and returns
-/// every position's logits. With `stats`, also counts where the SwiGLU clamp binds: that needs
-/// each FFN input, so the layers are stepped here with the same calls as ref::layer_forward,
-/// and the result is checked bit for bit against ref::forward_token on a twin state.
+/// every position's logits. With `stats`, also fills replay_stats: that needs each sublayer's
+/// input, so the layers are stepped here with the same calls as ref::layer_forward, and the
+/// result is checked bit for bit against ref::forward_token on a twin state.
 inline ordl replay_reference(const eval::ref_model& m, const std::vector<int32_t>& tokens,
-                             const ref::simulations& sims, clamp_stats* stats = nullptr) {
+                             const ref::simulations& sims, replay_stats* stats = nullptr) {
   const ref::config& c = m.config;
   auto st = ref::make_sequence_state(c);
   ordl out;
@@ -138,8 +176,9 @@ inline ordl replay_reference(const eval::ref_model& m, const std::vector<int32_t
     for (int il = 0; il < c.n_layer; ++il) {
       const ref::layer_weights& w = m.weights.layers[il];
       const ref::hc_split a = ref::hc_pre(h, w.hc_attn, c);
-      const ref::vec attn = ref::attention_forward(w, c, c.ratio(il), st.layers[il],
-                                                   ref::rms_norm(a.x_sub, w.attn_norm, c.rms_eps), pos, sims);
+      const ref::vec x_attn = ref::rms_norm(a.x_sub, w.attn_norm, c.rms_eps);
+      const ref::vec attn = ref::attention_forward(w, c, c.ratio(il), st.layers[il], x_attn, pos, sims);
+      if (c.ratio(il) == 4) count_topk(w, c, st.layers[il], x_attn, pos, sims, *stats);
       const ref::hc_state h1 = ref::hc_post(attn, h, a);
       const ref::hc_split f = ref::hc_pre(h1, w.hc_ffn, c);
       const ref::vec x = ref::rms_norm(f.x_sub, w.ffn_norm, c.rms_eps);

@@ -70,6 +70,11 @@ TEST(RefLlamaStressedParity, ClampSinkhornAndYarnRegimesMatch) {
   run_command(std::string("'") + ORDO_BIN + "' synth --preset tiny --naming llama -q --seed " + std::to_string(seed) +
               " --set rope.scaling.original_context_length=256 -o " + q(model));
   if (HasFatalFailure()) return;
+  {  // stress_edits() indexes by the tiny preset's shapes
+    const gguf::file plain = gguf::file::open(model);
+    ASSERT_EQ(plain.get_u32("deepseek4.block_count"), static_cast<uint32_t>(k_layers));
+    ASSERT_EQ(plain.tensor("blk.0.ffn_gate_shexp.weight").dims, (std::vector<uint64_t>{k_embd, k_ff}));
+  }
   patch_f32_tensors(model, stress_edits());
   if (HasFatalFailure()) return;
   const auto prompt = prompt_ids(n_prompt, seed, 512);

@@ -43,7 +43,11 @@ inline vec sink_attention_head(const double* q, const std::vector<const vec*>& r
 inline std::vector<int> top_k_lowest_index(const std::vector<double>& score, int k) {
   std::vector<int> idx(score.size());
   std::iota(idx.begin(), idx.end(), 0);
+#ifdef ORDO_MUTANT_TOPK_TIES_HIGHEST  // mutation-check test targets only: ties toward the highest index
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return score[a] > score[b] || (score[a] == score[b] && a > b); });
+#else
   std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return score[a] > score[b]; });
+#endif
   idx.resize(std::min<std::size_t>(idx.size(), static_cast<std::size_t>(k)));
   std::sort(idx.begin(), idx.end());
   return idx;

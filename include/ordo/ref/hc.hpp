@@ -63,7 +63,11 @@ inline hc_split hc_pre(const hc_state& h, const hc_weights& w, const config& c) 
   mat logits(n, n);
   for (int b = 0; b < n; ++b)
     for (int a = 0; a < n; ++a) logits(a, b) = mix[2 * n + a + n * b] * w.scale[2] + w.base[2 * n + a + n * b];
+#ifdef ORDO_MUTANT_SINKHORN_ITERS_MINUS_ONE  // mutation-check test targets only: 20 -> 19 iterations
+  s.comb = sinkhorn(logits, c.hc_sinkhorn_iters - 1, c.hc_eps);
+#else
   s.comb = sinkhorn(logits, c.hc_sinkhorn_iters, c.hc_eps);
+#endif
   s.x_sub = h.transpose() * pre;  // sum_a pre[a] * H[a]
   return s;
 }

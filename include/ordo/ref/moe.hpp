@@ -16,10 +16,19 @@
 namespace ordo::ref {
 
 /// silu(min(g, limit)) * clamp(u, -limit, limit); limit 0 means no clamp.
+/// ORDO_MUTANT_SWIGLU_* are defined only in mutation-check test targets (tests/parity, tests/unit/ref):
+/// they break this rule on purpose so those tests can show the suite detects it.
 inline vec clamped_swiglu(const vec& g, const vec& u, double limit) {
+#ifdef ORDO_MUTANT_SWIGLU_NO_CLAMP
+  limit = 0;
+#endif
   vec out(g.size());
   for (Eigen::Index i = 0; i < g.size(); ++i) {
+#ifdef ORDO_MUTANT_SWIGLU_GATE_BOTH_SIDES
+    const double gi = limit > 0 ? std::clamp(g[i], -limit, limit) : g[i];
+#else
     const double gi = limit > 0 ? std::min(g[i], limit) : g[i];
+#endif
     const double ui = limit > 0 ? std::clamp(u[i], -limit, limit) : u[i];
     out[i] = silu(gi) * ui;
   }

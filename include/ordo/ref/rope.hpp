@@ -40,7 +40,11 @@ inline double rope_angle(const rope_params& p, double pos, int k) {
   const double lo = std::max(0.0, std::floor(corr(p.y.beta_fast)));
   const double hi = std::min(n - 1.0, std::ceil(corr(p.y.beta_slow)));
   const double ramp = 1.0 - std::clamp((k - lo) / std::max(0.001, hi - lo), 0.0, 1.0);
+#ifdef ORDO_MUTANT_YARN_FACTOR_PLUS_ONE  // mutation-check test targets only: factor 16 -> 17
+  const double fs = 1.0 / (p.y.factor + 1.0);
+#else
   const double fs = 1.0 / p.y.factor;
+#endif
   return theta_extrap * (fs * (1.0 - ramp) + ramp);
 }
 

@@ -36,11 +36,19 @@
 #include "eval/ordl.hpp"
 #include "eval/ref_loader.hpp"
 #include "ordo/ref/forward.hpp"
+#include "parity_util.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using ordo::eval::ordl;
+using ordo::parity::compare;
+using ordo::parity::diff;
+using ordo::parity::drop_models_if_passed;
+using ordo::parity::prompt_ids;
+using ordo::parity::q;
+using ordo::parity::run_command;
+using ordo::parity::write_ids;
 
 struct parity_case {
   std::string name;
@@ -57,40 +65,6 @@ fs::path work_dir(const std::string& name) {
   return d;
 }
 
-void run_command(const std::string& cmd) {
-  std::printf("$ %s\n", cmd.c_str());
-  std::fflush(stdout);
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << "command failed: " << cmd;
-}
-
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
-/// Tiny models are ~50 MB each: drop them once a test has passed (its ORDL dumps stay for
-/// inspection); a failing test keeps everything.
-void drop_models_if_passed(const fs::path& dir) {
-  if (::testing::Test::HasFailure()) return;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".gguf") fs::remove(e.path());
-}
-
-/// Deterministic prompt ids (an LCG independent of both implementations).
-std::vector<int32_t> prompt_ids(int n, unsigned seed, int vocab) {
-  std::vector<int32_t> ids;
-  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
-  for (int i = 0; i < n; ++i) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    ids.push_back(static_cast<int32_t>((x >> 33) % static_cast<uint64_t>(vocab)));
-  }
-  return ids;
-}
-
-fs::path write_ids(const fs::path& dir, const std::vector<int32_t>& ids) {
-  const fs::path p = dir / "prompt.txt";
-  std::ofstream o(p);
-  for (std::size_t i = 0; i < ids.size(); ++i) o << (i ? "," : "") << ids[i];
-  return p;
-}
-
 fs::path synth(const parity_case& c, const fs::path& dir, bool mtp) {
   const fs::path model = dir / "model.gguf";
   std::string cmd = std::string("'") + ORDO_BIN + "' synth --preset tiny --naming llama -q --seed " +
@@ -98,36 +72,6 @@ fs::path synth(const parity_case& c, const fs::path& dir, bool mtp) {
   for (const auto& s : c.sets) cmd += " --set " + s;
   run_command(cmd + " -o " + q(model));
   return model;
-}
-
-struct diff {
-  double max_abs = 0;
-  int worst_pos = -1;
-  int argmax_agree = 0;
-  double mean_abs = 0;          // over every logit of every position
-  double median_row_max = 0;    // median over positions of the per-position max
-};
-
-diff compare(const ordl& a, const ordl& b, std::size_t n_pos) {
-  diff d;
-  std::vector<double> row_max;
-  double sum = 0;
-  for (std::size_t p = 0; p < n_pos; ++p) {
-    const auto ra = a.row(p), rb = b.row(p);
-    double m = 0;
-    for (std::size_t i = 0; i < ra.size(); ++i) {
-      const double e = std::fabs(double(ra[i]) - double(rb[i]));
-      m = std::max(m, e);
-      sum += e;
-    }
-    row_max.push_back(m);
-    if (m > d.max_abs) d.max_abs = m, d.worst_pos = static_cast<int>(p);
-    d.argmax_agree += ordo::eval::argmax(ra) == ordo::eval::argmax(rb);
-  }
-  d.mean_abs = sum / static_cast<double>(n_pos * a.n_vocab);
-  std::sort(row_max.begin(), row_max.end());
-  d.median_row_max = row_max[row_max.size() / 2];
-  return d;
 }
 
 ordl run_reference(const fs::path& model, const std::vector<int32_t>& prompt, int n_gen) {

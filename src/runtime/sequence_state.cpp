@@ -98,13 +98,14 @@ void layer_state::clear() {
 }
 
 sequence_state::sequence_state(sequence_state_layout layout)
-    : layout_(std::move(layout)), arena_(layout_.bytes(), std::max<uint64_t>(layout_.options.alloc.align, 64)) {
+    : layout_(std::make_unique<const sequence_state_layout>(std::move(layout))),
+      arena_(layout_->bytes(), std::max<uint64_t>(layout_->options.alloc.align, 64)) {
   std::byte* p = arena_.data();
-  const uint32_t slack = layout_.options.slack_rows, ctx = layout_.options.ctx;
-  layers_.reserve(layout_.layers.size());
-  for (const auto& l : layout_.layers) layers_.emplace_back(l, slack, ctx, p), p += l.bytes();
+  const uint32_t slack = layout_->options.slack_rows, ctx = layout_->options.ctx;
+  layers_.reserve(layout_->layers.size());
+  for (const auto& l : layout_->layers) layers_.emplace_back(l, slack, ctx, p), p += l.bytes();
   // The MTP ring counts drafted rows, not positions; a restore undoes drafts like any rows.
-  if (layout_.mtp) mtp_.emplace(*layout_.mtp, slack, ctx, p);
+  if (layout_->mtp) mtp_.emplace(*layout_->mtp, slack, ctx, p);
 }
 
 state_snapshot sequence_state::snapshot() const {

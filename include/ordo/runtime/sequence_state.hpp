@@ -106,7 +106,7 @@ class sequence_state {
  public:
   explicit sequence_state(sequence_state_layout layout);
   sequence_state(sequence_state&&) = default;
-  const sequence_state_layout& layout() const { return layout_; }
+  const sequence_state_layout& layout() const { return *layout_; }
   std::size_t n_layer() const { return layers_.size(); }
   layer_state& layer(std::size_t il) { return layers_.at(il); }
   const layer_state& layer(std::size_t il) const { return layers_.at(il); }
@@ -120,7 +120,8 @@ class sequence_state {
   uint64_t bytes() const { return arena_.size(); }
 
  private:
-  sequence_state_layout layout_;
+  // Held by pointer: the layer states point into it, and a sequence_state must stay movable.
+  std::unique_ptr<const sequence_state_layout> layout_;
   host_arena arena_;
   std::vector<layer_state> layers_;
   std::optional<layer_state> mtp_;

@@ -31,7 +31,7 @@ int run_inspect(int argc, char** argv) {
   bool plan = false;
   ordo::runtime::plan_report_options plan_opt;
   app.add_flag("--plan", plan, "show the memory plan (weights, state, workspace) and whether it fits");
-  app.add_option("--ctx", plan_opt.ctx, "--plan: context length in positions")->capture_default_str();
+  app.add_option("--ctx", plan_opt.ctx, "--plan: context length in positions (default: min(32768, the model's))");
   app.add_option("--tier", plan_opt.tier, "--plan: workspace rows (largest tier)")->capture_default_str();
   app.add_option("--device-mem", plan_opt.device_bytes, "--plan: check the GPU placement against this many bytes");
   app.add_option("--host-mem", plan_opt.host_bytes, "--plan: host RAM in bytes (default: this machine's)");

@@ -1,6 +1,7 @@
 // `ordo inspect --plan` (src/runtime/plan_report.hpp).
 #include "runtime/plan_report.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
@@ -17,14 +18,14 @@ int print_memory_plan(const std::filesystem::path& file, const plan_report_optio
     h = w.hparams();
     naming = w.naming();
     state_options so;
-    so.ctx = o.ctx;
+    so.ctx = o.ctx ? o.ctx : std::min<uint32_t>(32768, h.context_length);
     p = plan_memory(h, weight_entries(w), so, o.tier);
   } catch (const std::exception& e) {
     std::fprintf(err, "ordo inspect --plan: %s\n", e.what());
     return 1;
   }
   auto line = [&](const char* indent, const std::string& what, uint64_t bytes) {
-    std::fprintf(out, "%s%-*s %12s  (%llu bytes)\n", indent, int(44 - std::string(indent).size()), what.c_str(),
+    std::fprintf(out, "%s%-*s %12s  (%llu bytes)\n", indent, int(60 - std::string(indent).size()), what.c_str(),
                  format_bytes(bytes).c_str(), static_cast<unsigned long long>(bytes));
   };
   std::fprintf(out, "memory plan: %s (%s naming, %u layers, MTP %s)\n", file.string().c_str(),

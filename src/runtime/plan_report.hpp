@@ -10,7 +10,7 @@
 namespace ordo::runtime {
 
 struct plan_report_options {
-  uint32_t ctx = 32768;       // positions (ds4's default -c)
+  uint32_t ctx = 0;           // positions; 0: min(32768 (ds4's default -c), the model's context_length)
   uint32_t tier = 16;         // workspace rows: the largest tier
   uint64_t host_bytes = 0;    // 0: the machine's physical memory
   uint64_t device_bytes = 0;  // 0: no device check; else the GPU executor's placement is checked

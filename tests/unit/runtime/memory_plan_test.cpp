@@ -73,6 +73,28 @@ TEST(memory_plan, full_flash_state_matches_an_independent_count) {
   }
 }
 
+TEST(memory_plan, both_namings_count_the_mtp_block) {
+  model::ds4_hparams h = model::ds4_flash_hparams();
+  h.n_mtp = 1;
+  const weight_types t = weight_types::layout("q2");
+  state_options o;
+  o.ctx = 4096;
+  const memory_plan ds4 = plan_memory(h, weight_entries(h, model::ds4_naming::ds4, t), o, 1);
+  const memory_plan llama = plan_memory(h, weight_entries(h, model::ds4_naming::llama, t), o, 1);
+  // ds4's sidecar: e_proj + h_proj and its own output HC head; llama: one fused eh_proj
+  // [2·D, D] (same bytes as the two) and the main HC head. The rest of the block is the same.
+  const uint64_t hc_head = f16(HC * 4) + f32(4) + f32(1);
+  EXPECT_EQ(ds4.weights - llama.weights, hc_head);
+  EXPECT_EQ(ds4.weights_mtp - llama.weights_mtp, hc_head);
+  // The MTP block: a full block (no compressor, indexer, tid2eid) + e/h projections + 3 norms.
+  const uint64_t mtp_block = dense_per_layer + small_per_layer + vec_per_layer + f32(E) + experts_q2 / L +
+                             2 * q8(D * D) + 3 * f32(D) + hc_head;
+  EXPECT_EQ(ds4.weights_mtp, mtp_block);
+  EXPECT_EQ(ds4.weights, experts_q2 + flash_non_expert + mtp_block);
+  // Its state: one more raw ring.
+  EXPECT_EQ(ds4.state.by_kind().mtp, 144u * HD * 2);
+}
+
 TEST(memory_plan, refuses_what_does_not_fit_with_the_numbers) {
   const model::ds4_hparams h = model::ds4_flash_hparams();
   state_options o;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -36,7 +37,7 @@ class host_arena {
   explicit host_arena(uint64_t bytes, uint64_t align = 256)
       : bytes_(bytes),
         data_(static_cast<std::byte*>(::operator new(bytes ? bytes : 1, std::align_val_t(align))), deleter{align}) {
-    for (uint64_t i = 0; i < bytes; ++i) data_[i] = std::byte{0};
+    std::memset(data_.get(), 0, bytes);
   }
   std::byte* data() { return data_.get(); }
   const std::byte* data() const { return data_.get(); }

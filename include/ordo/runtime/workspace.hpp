@@ -68,6 +68,7 @@ std::string_view stage_name(stage s);
 /// Bytes per row of every stage, for a model and context.
 struct workspace_layout {
   uint32_t rows = 0;  // the largest tier
+  uint64_t align = 256;  // of every stage's first row (the allocation alignment)
   std::array<row_layout, stage_count> stages{};
   uint64_t bytes() const;
   const row_layout& at(stage s) const { return stages[static_cast<std::size_t>(s)]; }

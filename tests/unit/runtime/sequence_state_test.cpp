@@ -8,6 +8,7 @@
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -312,6 +313,27 @@ TEST(sequence_state, strides_are_allocation_width) {
   EXPECT_EQ(reinterpret_cast<const std::byte*>(st.layer(0).raw_row(1)) -
                 reinterpret_cast<const std::byte*>(st.layer(0).raw_row(0)),
             320);
+}
+
+TEST(sequence_state, clear_restores_the_initial_state) {
+  model::ds4_hparams h = test_hparams();
+  state_options o;
+  o.ctx = 64;
+  sequence_state st(plan_sequence_state(h, o));
+  layer_state& l = st.layer(2);
+  for (int64_t p = 0; p < 16; ++p) {
+    std::fill_n(l.attn()->kv_row(p), l.attn()->layout().width, 1.0f);
+    std::fill_n(l.attn()->score_row(p), l.attn()->layout().width, 2.0f);
+  }
+  l.advance(16);
+  st.mtp()->advance(3);
+  st.clear();
+  EXPECT_EQ(st.snapshot(), (state_snapshot{{0, 0, 0, 0}, 0}));
+  EXPECT_EQ(l.high_water(), 0);
+  for (int64_t p = -4; p < 16; ++p) {
+    EXPECT_EQ(l.attn()->kv_row(p)[0], 0.0f) << p;
+    EXPECT_EQ(l.attn()->score_row(p)[0], -std::numeric_limits<float>::infinity()) << p;
+  }
 }
 
 TEST(sequence_state, refuses_what_it_cannot_address) {

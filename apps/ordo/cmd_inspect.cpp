@@ -7,6 +7,7 @@
 
 #include "inspect/inspect.hpp"
 #include "cli.hpp"
+#include "runtime/plan_report.hpp"
 #include "subcommand.hpp"
 
 namespace {
@@ -27,7 +28,17 @@ int run_inspect(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--no-metadata", no_metadata, "omit the metadata listing");
   app.add_flag("--no-tensors", no_tensors, "omit the per-tensor table (classes are still shown)");
+  // --plan: the engine's memory plan instead of the file report (src/runtime/plan_report.hpp).
+  bool plan = false;
+  ordo::runtime::plan_report_options plan_opt;
+  app.add_flag("--plan", plan, "show the memory plan (weights, state, workspace) and whether it fits");
+  app.add_option("--ctx", plan_opt.ctx, "--plan: context length in positions (default: min(32768, the model's))");
+  app.add_option("--tier", plan_opt.tier, "--plan: workspace rows (largest tier)")->capture_default_str();
+  app.add_option("--device-mem", plan_opt.device_bytes, "--plan: check the GPU placement against this many bytes");
+  app.add_option("--host-mem", plan_opt.host_bytes, "--plan: host RAM in bytes (default: this machine's)");
+  app.add_option("--mtp", plan_opt.mtp, "--plan: antirez/ds4 MTP sidecar file");
   if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
+  if (plan) return ordo::runtime::print_memory_plan(path, plan_opt, stdout, stderr);
   opt.show_metadata = !no_metadata;
   opt.show_tensors = !no_tensors;
   return ordo::inspect::run(path, opt, stdout, stderr);

@@ -1,0 +1,47 @@
+/// Executors (DESIGN §6): who runs a resolved registry entry on a problem. `cpu_executor` runs
+/// the entry's CPU executor (the same ORDO_HD body lane by lane on the host: exact, always
+/// available); `gpu_executor` launches its GPU entry on a stream. Both are written against the
+/// shape every registry entry has — a spec name, `run_cpu(problem)` and `launch_gpu(problem,
+/// stream)` (null in CPU-only builds) — so an op family plugs in by having entries of that shape;
+/// the step function is a template over the executor and calls `ex.run(entry, problem)`.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "ordo/gpu/device_api.hpp"
+
+namespace ordo::runtime {
+
+/// The spec name of an entry (qmv entries: `name`; activation quantizers: their activation).
+template <class Entry>
+std::string entry_name(const Entry& e) {
+  if constexpr (requires { e.name.view(); }) return std::string(e.name.view());
+  else return "quantize." + std::string(e.activation);
+}
+
+class cpu_executor {
+ public:
+  static constexpr std::string_view name = "cpu";
+  template <class Entry, class Problem>
+  void run(const Entry& e, const Problem& p) const {
+    e.run_cpu(p);
+  }
+};
+
+class gpu_executor {
+ public:
+  static constexpr std::string_view name = "gpu";
+  explicit gpu_executor(gpu::stream_t stream) : stream_(stream) {}
+  template <class Entry, class Problem>
+  void run(const Entry& e, const Problem& p) const {
+    if (!e.launch_gpu)
+      throw std::runtime_error(entry_name(e) + ": no GPU launch in this build (a CPU-only preset)");
+    e.launch_gpu(p, stream_);
+  }
+
+ private:
+  gpu::stream_t stream_;
+};
+
+}  // namespace ordo::runtime

@@ -1,0 +1,92 @@
+// Weights through the DS4 tensor map (include/ordo/runtime/weights.hpp).
+#include "ordo/runtime/weights.hpp"
+
+namespace ordo::runtime {
+
+weight_view make_weight_view(const gguf::tensor_info& t) {
+  weight_view v;
+  v.name = t.name;
+  v.data = t.data;
+  v.format = t.type;
+  v.cols = t.dims.at(0);
+  v.rows = t.dims.size() > 1 ? t.dims[1] : 1;
+  v.experts = t.dims.size() > 2 ? t.dims[2] : 1;
+  const uint64_t d0 = t.dims[0];
+  v.row_bytes = gguf::tensor_nbytes(t.type, std::span<const uint64_t>(&d0, 1));
+  return v;
+}
+
+const weight_view* block_weights::find(model::ds4_role r) const {
+  const weight_view& v = views[static_cast<std::size_t>(r)];
+  return v ? &v : nullptr;
+}
+
+const weight_view& block_weights::need(model::ds4_role r) const {
+  if (const weight_view* v = find(r)) return *v;
+  const model::ds4_role_info& ri = model::ds4_role_of(r);
+  const std::string_view suffix = naming == model::ds4_naming::llama ? ri.llama_name : ri.ds4_name;
+  const std::string what = suffix.empty() ? "role without a tensor in " + std::string(model::to_string(naming)) + " naming"
+                                          : prefix + std::string(suffix);
+  std::string where = ri.scope == model::ds4_scope::global ? "global"
+                      : mtp ? "MTP block"
+                            : "layer " + std::to_string(layer) + ", ratio " + std::to_string(ratio) + (hash ? ", hash-routed" : "");
+  throw model::ds4_error(what + ": needed by the layer step but absent (" + where + ")");
+}
+
+namespace {
+block_weights make_block(const model::ds4_block_view<gguf::tensor_info>& b, model::ds4_naming naming, bool mtp,
+                         std::string prefix) {
+  block_weights w;
+  w.layer = b.layer;
+  w.ratio = b.ratio;
+  w.hash = b.hash;
+  w.mtp = mtp;
+  w.naming = naming;
+  w.prefix = std::move(prefix);
+  for (std::size_t i = 0; i < model::ds4_role_count; ++i)
+    if (b.tensors[i]) w.views[i] = make_weight_view(*b.tensors[i]);
+  return w;
+}
+}  // namespace
+
+model_weights model_weights::open(const std::filesystem::path& main, const std::filesystem::path& mtp) {
+  model_weights m;
+  m.files_.push_back(std::make_unique<gguf::file>(gguf::file::open(main)));
+  const gguf::file* side = nullptr;
+  if (!mtp.empty()) {
+    m.files_.push_back(std::make_unique<gguf::file>(gguf::file::open(mtp)));
+    side = m.files_.back().get();
+  }
+  const gguf::file& f = *m.files_.front();
+  m.naming_ = model::guess_ds4_naming(f);
+  const auto view = model::open_ds4(f, m.naming_, side);
+  m.hparams_ = view.hparams;
+  model::ds4_block_view<gguf::tensor_info> globals;
+  globals.tensors = view.globals;
+  m.globals_ = make_block(globals, m.naming_, false, "");
+  for (const auto& b : view.layers) m.layers_.push_back(make_block(b, m.naming_, false, "blk." + std::to_string(b.layer) + "."));
+  if (view.mtp)
+    m.mtp_ = make_block(*view.mtp, m.naming_, true,
+                        m.naming_ == model::ds4_naming::llama ? "blk." + std::to_string(view.mtp->layer) + "." : "mtp.0.");
+  return m;
+}
+
+std::vector<const weight_view*> model_weights::all() const {
+  std::vector<const weight_view*> out;
+  auto add = [&](const block_weights& b) {
+    for (const auto& v : b.views)
+      if (v) out.push_back(&v);
+  };
+  add(globals_);
+  for (const auto& l : layers_) add(l);
+  if (mtp_) add(*mtp_);
+  return out;
+}
+
+uint64_t model_weights::bytes() const {
+  uint64_t b = 0;
+  for (const weight_view* v : all()) b += v->bytes();
+  return b;
+}
+
+}  // namespace ordo::runtime

@@ -4,7 +4,7 @@
 /// nothing about the split or the combine depends on R, the grid or the device.
 #pragma once
 #include "ordo/gpu/intrinsics.hpp"
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/rmsnorm/body.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
 

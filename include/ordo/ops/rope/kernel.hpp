@@ -1,7 +1,7 @@
 /// The rope GPU kernel: one thread per (head, pair), looping over the live rows of the pass (the
 /// tier: R rows reuse the thread's indexing; nothing about one row's arithmetic depends on R).
 #pragma once
-#include "ordo/gpu/runtime.hpp"
+#include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/rope/body.hpp"
 #include "ordo/ops/rope/rope.hpp"
 

@@ -4,7 +4,7 @@
 /// this file with one kernels/rmsnorm.cpp line.
 #pragma once
 #include <string>
-#include <utility>
+#include <stdexcept>
 #include <vector>
 
 #include "ordo/ops/rmsnorm/cpu.hpp"
@@ -21,30 +21,14 @@ struct cpu_entry {
   void (*run)(const problem&);
 };
 
-namespace detail {
-template <int R, class Order, weighting W, epilogue E>
-cpu_entry make_entry() {
-  return {std::string(op::name) + ".r" + std::to_string(R) + "." + std::string(Order::name) + "." +
-              std::string(name_of(W)) + "." + std::string(name_of(E)),
-          R, Order::name, W, E, &run_cpu<R, Order, W, E>};
-}
-template <int R, class Order>
-void add_options(std::vector<cpu_entry>& v) {
-  v.push_back(make_entry<R, Order, weighting::weighted, epilogue::f32>());
-  v.push_back(make_entry<R, Order, weighting::weighted, epilogue::q8_32>());
-  v.push_back(make_entry<R, Order, weighting::plain, epilogue::f32>());
-  v.push_back(make_entry<R, Order, weighting::plain, epilogue::q8_32>());
-}
-}  // namespace detail
-
-/// Every spec of the space, sorted by tier within each order.
+/// Every spec of the space, in op::for_each_spec's order.
 inline const std::vector<cpu_entry>& cpu_entries() {
   static const std::vector<cpu_entry> all = [] {
     std::vector<cpu_entry> v;
-    op::for_each_order([&]<class Order>() {
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (detail::add_options<op::tiers::values[I], Order>(v), ...);
-      }(std::make_index_sequence<op::tiers::values.size()>{});
+    op::for_each_spec([&]<int R, class Order, weighting W, epilogue E>() {
+      v.push_back({std::string(op::name) + ".r" + std::to_string(R) + "." + std::string(Order::name) + "." +
+                       std::string(name_of(W)) + "." + std::string(name_of(E)),
+                   R, Order::name, W, E, &run_cpu<R, Order, W, E>});
     });
     return v;
   }();

@@ -3,6 +3,8 @@
 /// partials with the Order's xor butterfly and writes the head. Each lane keeps R accumulators;
 /// nothing about the split or the combine depends on R, the grid or the device.
 #pragma once
+#include <vector>
+
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/rmsnorm/body.hpp"
@@ -58,6 +60,20 @@ void launch_gpu(const problem& p, gpu::stream_t stream) {
   rmsnorm_kernel<R, Order, W, E><<<grid, warps_per_cta * 32, 0, gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
+
+using launcher = void (*)(const problem&, gpu::stream_t);
+
+/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
+/// Provisional, like entries.hpp: kernels/rmsnorm.cpp takes these addresses so the kernels become
+/// object code; the generic registry of DESIGN §3a replaces both.
+inline std::vector<launcher> gpu_launchers() {
+  std::vector<launcher> v;
+  op::for_each_spec([&]<int R, class Order, weighting W, epilogue E>() { v.push_back(&launch_gpu<R, Order, W, E>); });
+  return v;
+}
+
+/// gpu_launchers() built once, defined in kernels/rmsnorm.cpp (GPU builds only).
+const std::vector<launcher>& gpu_launcher_table();
 #endif
 
 }  // namespace ordo::ops::rmsnorm

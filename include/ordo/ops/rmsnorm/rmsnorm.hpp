@@ -4,6 +4,7 @@
 /// is the one-row reduction (E1, DESIGN §3a).
 #pragma once
 #include <string_view>
+#include <utility>
 
 #include "ordo/ops/rmsnorm/problem.hpp"
 #include "ordo/order/orders.hpp"
@@ -23,6 +24,22 @@ struct op {
   }
   static constexpr weighting weightings[] = {weighting::weighted, weighting::plain};
   static constexpr epilogue epilogues[] = {epilogue::f32, epilogue::q8_32};
+
+  /// Calls fn.template operator()<R, Order, W, E>() for every spec of the space, in one fixed
+  /// order (order, then tier, then weighting, then epilogue): the CPU entry list and the GPU
+  /// instantiation (kernels/rmsnorm.cpp) both walk it, so they list the same specs.
+  template <class Fn>
+  static constexpr void for_each_spec(Fn&& fn) {
+    for_each_order([&]<class Order>() {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((fn.template operator()<tiers::values[I], Order, weighting::weighted, epilogue::f32>(),
+          fn.template operator()<tiers::values[I], Order, weighting::weighted, epilogue::q8_32>(),
+          fn.template operator()<tiers::values[I], Order, weighting::plain, epilogue::f32>(),
+          fn.template operator()<tiers::values[I], Order, weighting::plain, epilogue::q8_32>()),
+         ...);
+      }(std::make_index_sequence<tiers::values.size()>{});
+    });
+  }
 };
 
 /// Whether a problem fits spec (R, E): rows within the tier, shapes the epilogue can block.

@@ -3,7 +3,6 @@
 #pragma once
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "ordo/ops/rope/cpu.hpp"
@@ -21,15 +20,10 @@ struct cpu_entry {
 inline const std::vector<cpu_entry>& cpu_entries() {
   static const std::vector<cpu_entry> all = [] {
     std::vector<cpu_entry> v;
-    const auto add = [&]<int R, direction D>() {
+    op::for_each_spec([&]<int R, direction D>() {
       v.push_back({std::string(op::name) + ".r" + std::to_string(R) + "." + std::string(name_of(D)), R, D,
                    &run_cpu<R, D>});
-    };
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((add.template operator()<op::tiers::values[I], direction::forward>(),
-        add.template operator()<op::tiers::values[I], direction::inverse>()),
-       ...);
-    }(std::make_index_sequence<op::tiers::values.size()>{});
+    });
     return v;
   }();
   return all;

@@ -1,6 +1,8 @@
 /// The rope GPU kernel: one thread per (head, pair), looping over the live rows of the pass (the
 /// tier: R rows reuse the thread's indexing; nothing about one row's arithmetic depends on R).
 #pragma once
+#include <vector>
+
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/rope/body.hpp"
 #include "ordo/ops/rope/rope.hpp"
@@ -37,6 +39,20 @@ void launch_gpu(const problem& p, gpu::stream_t stream) {
                        gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
+
+using launcher = void (*)(const problem&, gpu::stream_t);
+
+/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
+/// Provisional, like entries.hpp: kernels/rope.cpp takes these addresses so the kernels become
+/// object code; the generic registry of DESIGN §3a replaces both.
+inline std::vector<launcher> gpu_launchers() {
+  std::vector<launcher> v;
+  op::for_each_spec([&]<int R, direction D>() { v.push_back(&launch_gpu<R, D>); });
+  return v;
+}
+
+/// gpu_launchers() built once, defined in kernels/rope.cpp (GPU builds only).
+const std::vector<launcher>& gpu_launcher_table();
 #endif
 
 }  // namespace ordo::ops::rope

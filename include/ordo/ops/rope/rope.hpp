@@ -4,6 +4,7 @@
 /// properties still check it, along with the untouched non-rotated dims and padding.
 #pragma once
 #include <string_view>
+#include <utility>
 
 #include "ordo/ops/rope/problem.hpp"
 #include "ordo/tier/rows.hpp"
@@ -14,6 +15,17 @@ struct op {
   static constexpr std::string_view name = "rope";
   using tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
   static constexpr direction directions[] = {direction::forward, direction::inverse};
+
+  /// Calls fn.template operator()<R, D>() for every spec, in one fixed order (tier, then
+  /// direction); the CPU entry list and kernels/rope.cpp both walk it.
+  template <class Fn>
+  static constexpr void for_each_spec(Fn&& fn) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((fn.template operator()<tiers::values[I], direction::forward>(),
+        fn.template operator()<tiers::values[I], direction::inverse>()),
+       ...);
+    }(std::make_index_sequence<tiers::values.size()>{});
+  }
 };
 
 template <int R>

@@ -3,7 +3,6 @@
 #pragma once
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "ordo/ops/router/cpu.hpp"
@@ -21,14 +20,9 @@ struct cpu_entry {
 inline const std::vector<cpu_entry>& cpu_entries() {
   static const std::vector<cpu_entry> all = [] {
     std::vector<cpu_entry> v;
-    const auto add = [&]<int R, selection S>() {
+    op::for_each_spec([&]<int R, selection S>() {
       v.push_back({std::string(op::name) + ".r" + std::to_string(R) + "." + std::string(name_of(S)), R, S, &run_cpu<R, S>});
-    };
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((add.template operator()<op::tiers::values[I], selection::top_k>(),
-        add.template operator()<op::tiers::values[I], selection::hash>()),
-       ...);
-    }(std::make_index_sequence<op::tiers::values.size()>{});
+    });
     return v;
   }();
   return all;

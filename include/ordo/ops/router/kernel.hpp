@@ -3,6 +3,8 @@
 /// exact whatever the tree, since it is a strict total order — and lane 0 records the winner and
 /// finally writes the weights (the n_used-term sum stays on one lane, in output order).
 #pragma once
+#include <vector>
+
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/numeric/conversions.hpp"
@@ -51,6 +53,20 @@ void launch_gpu(const problem& p, gpu::stream_t stream) {
   router_kernel<R, S><<<1, R * 32, 0, gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
+
+using launcher = void (*)(const problem&, gpu::stream_t);
+
+/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
+/// Provisional, like entries.hpp: kernels/router.cpp takes these addresses so the kernels become
+/// object code; the generic registry of DESIGN §3a replaces both.
+inline std::vector<launcher> gpu_launchers() {
+  std::vector<launcher> v;
+  op::for_each_spec([&]<int R, selection S>() { v.push_back(&launch_gpu<R, S>); });
+  return v;
+}
+
+/// gpu_launchers() built once, defined in kernels/router.cpp (GPU builds only).
+const std::vector<launcher>& gpu_launcher_table();
 #endif
 
 }  // namespace ordo::ops::router

@@ -4,6 +4,7 @@
 /// reduction is the n_used-term weight sum, fixed to the output order (no Order axis to choose).
 #pragma once
 #include <string_view>
+#include <utility>
 
 #include "ordo/ops/router/problem.hpp"
 #include "ordo/tier/rows.hpp"
@@ -14,6 +15,17 @@ struct op {
   static constexpr std::string_view name = "router";
   using tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
   static constexpr selection selections[] = {selection::top_k, selection::hash};
+
+  /// Calls fn.template operator()<R, S>() for every spec, in one fixed order (tier, then
+  /// selection); the CPU entry list and kernels/router.cpp both walk it.
+  template <class Fn>
+  static constexpr void for_each_spec(Fn&& fn) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((fn.template operator()<tiers::values[I], selection::top_k>(),
+        fn.template operator()<tiers::values[I], selection::hash>()),
+       ...);
+    }(std::make_index_sequence<tiers::values.size()>{});
+  }
 };
 
 template <int R, selection S>

@@ -3,7 +3,6 @@
 #pragma once
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "ordo/ops/sampling/cpu.hpp"
@@ -21,12 +20,9 @@ struct cpu_entry {
 inline const std::vector<cpu_entry>& cpu_entries() {
   static const std::vector<cpu_entry> all = [] {
     std::vector<cpu_entry> v;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (v.push_back({std::string(op::name) + ".r" + std::to_string(op::tiers::values[I]) + "." +
-                        std::string(name_of(mode::greedy)),
-                    op::tiers::values[I], mode::greedy, &run_cpu<op::tiers::values[I], mode::greedy>}),
-       ...);
-    }(std::make_index_sequence<op::tiers::values.size()>{});
+    op::for_each_spec([&]<int R, mode M>() {
+      v.push_back({std::string(op::name) + ".r" + std::to_string(R) + "." + std::string(name_of(M)), R, M, &run_cpu<R, M>});
+    });
     return v;
   }();
   return all;

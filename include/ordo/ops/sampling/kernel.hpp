@@ -2,6 +2,8 @@
 /// share of the vocabulary, the warps merge by an xor butterfly of (logit, id) pairs, and thread 0
 /// merges the 8 warp bests from shared memory. Exact in any tree: ranks_before is a total order.
 #pragma once
+#include <vector>
+
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/numeric/conversions.hpp"
@@ -52,6 +54,20 @@ void launch_gpu(const problem& p, gpu::stream_t stream) {
   sampling_kernel<R, M><<<unsigned(p.rows), workers_per_row, 0, gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
+
+using launcher = void (*)(const problem&, gpu::stream_t);
+
+/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
+/// Provisional, like entries.hpp: kernels/sampling.cpp takes these addresses so the kernels become
+/// object code; the generic registry of DESIGN §3a replaces both.
+inline std::vector<launcher> gpu_launchers() {
+  std::vector<launcher> v;
+  op::for_each_spec([&]<int R, mode M>() { v.push_back(&launch_gpu<R, M>); });
+  return v;
+}
+
+/// gpu_launchers() built once, defined in kernels/sampling.cpp (GPU builds only).
+const std::vector<launcher>& gpu_launcher_table();
 #endif
 
 }  // namespace ordo::ops::sampling

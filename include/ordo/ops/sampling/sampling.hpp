@@ -4,6 +4,7 @@
 /// threads-per-row of the GPU kernel is therefore free, and no Order axis exists.
 #pragma once
 #include <string_view>
+#include <utility>
 
 #include "ordo/ops/sampling/problem.hpp"
 #include "ordo/tier/rows.hpp"
@@ -14,6 +15,15 @@ struct op {
   static constexpr std::string_view name = "sampling";
   using tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
   static constexpr mode modes[] = {mode::greedy};
+
+  /// Calls fn.template operator()<R, M>() for every spec, in one fixed order (tier, then mode);
+  /// the CPU entry list and kernels/sampling.cpp both walk it.
+  template <class Fn>
+  static constexpr void for_each_spec(Fn&& fn) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (fn.template operator()<tiers::values[I], mode::greedy>(), ...);
+    }(std::make_index_sequence<tiers::values.size()>{});
+  }
 };
 
 template <int R>

@@ -4,9 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <algorithm>
-#include <numeric>
-
+#include "family_properties.hpp"
 #include "rmsnorm_harness.hpp"
 
 namespace {
@@ -29,16 +27,6 @@ rms_case gen_case(const cpu_entry& e, int pool) {
   return make_case(heads, dim, pool, *rc::gen::arbitrary<std::uint64_t>());
 }
 
-/// The live row count: the full tier on half the cases (drawn deliberately, not by chance).
-int gen_rows(int tier) { return *rc::gen::oneOf(rc::gen::just(tier), rc::gen::inRange(1, tier + 1)); }
-
-/// Pool rows 0..n-1 in slots 0..n-1.
-std::vector<int> first_rows(int n) {
-  std::vector<int> ids(static_cast<std::size_t>(n));
-  std::iota(ids.begin(), ids.end(), 0);
-  return ids;
-}
-
 const cpu_entry& one_row_twin(const cpu_entry& e) { return find_entry(1, e.order, e.weights, e.writes); }
 
 /// P1 for one case: every slot of an n-row run equals the same pool row run alone at tier 1.
@@ -53,21 +41,13 @@ bool row_order_equivalent(const cpu_entry& e, const rms_case& c, const std::vect
   return true;
 }
 
-template <class Prop>
-void check_every_spec(const char* property, Prop prop) {
-  for (const auto& e : cpu_entries()) {
-    const std::string label = std::string(property) + " " + e.name;
-    EXPECT_TRUE(rc::check(label, [&] { prop(e); })) << label;
-  }
-}
-
 TEST(RmsnormProperties, SpaceHasEveryTierOrderAndOption) {
   EXPECT_EQ(cpu_entries().size(), 9u * 2u * 2u * 2u);
   EXPECT_EQ(cpu_entries().front().name, "rmsnorm.r1.ls32.weighted.f32");
 }
 
 TEST(RmsnormProperties, P1RowOrderEquivalence) {
-  check_every_spec("P1", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P1", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     const auto c = gen_case(e, n);
     const auto ids = first_rows(n);
@@ -76,7 +56,7 @@ TEST(RmsnormProperties, P1RowOrderEquivalence) {
 }
 
 TEST(RmsnormProperties, P2EqualsIndependentReplay) {
-  check_every_spec("P2", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P2", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     const auto c = gen_case(e, n);
     const auto ids = first_rows(n);
@@ -91,24 +71,20 @@ TEST(RmsnormProperties, P2EqualsIndependentReplay) {
 }
 
 TEST(RmsnormProperties, P3SlotAndPermutationInvariance) {
-  check_every_spec("P3", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P3", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     const auto c = gen_case(e, n + 2);
-    const auto ids = *rc::gen::container<std::vector<int>>(std::size_t(n), rc::gen::inRange(0, n + 2));
-    const auto a = run(e, c, ids);
-    auto perm = ids;
-    std::reverse(perm.begin(), perm.end());
-    std::rotate(perm.begin(), perm.begin() + *rc::gen::inRange(0, n), perm.end());
-    const auto b = run(e, c, perm);
+    const auto slots = gen_permutation(n);
+    const auto a = run(e, c, slots.first), b = run(e, c, slots.second);
     for (int s = 0; s < n; ++s) {
-      const auto at = std::size_t(std::find(perm.begin(), perm.end(), ids[std::size_t(s)]) - perm.begin());
+      const auto at = slots.slot_in_second(std::size_t(s));
       RC_ASSERT(same_bits(a.y[std::size_t(s)], b.y[at]));
     }
   });
 }
 
 TEST(RmsnormProperties, P4PaddingAndUnusedRowsNeverLeak) {
-  check_every_spec("P4", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P4", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     const auto c = gen_case(e, n);
     const auto ids = first_rows(n);

@@ -5,9 +5,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <algorithm>
-#include <numeric>
-
+#include "family_properties.hpp"
 #include "router_harness.hpp"
 
 namespace {
@@ -24,14 +22,6 @@ router_case gen_case(int pool) {
   const int n_used = ds4 ? 6 : *rc::gen::inRange(1, 9);
   return make_case(n_expert, n_used, pool, *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>(),
                    *rc::gen::arbitrary<std::uint64_t>());
-}
-
-int gen_rows(int tier) { return *rc::gen::oneOf(rc::gen::just(tier), rc::gen::inRange(1, tier + 1)); }
-
-std::vector<int> first_rows(int n) {
-  std::vector<int> ids(static_cast<std::size_t>(n));
-  std::iota(ids.begin(), ids.end(), 0);
-  return ids;
 }
 
 bool same_row(const result& a, std::size_t sa, const result& b, std::size_t sb) {
@@ -55,48 +45,37 @@ bool equals_replay(const cpu_entry& e, const router_case& c, const std::vector<i
   return true;
 }
 
-template <class Prop>
-void check_every_spec(const char* property, Prop prop) {
-  for (const auto& e : cpu_entries()) {
-    const std::string label = std::string(property) + " " + e.name;
-    EXPECT_TRUE(rc::check(label, [&] { prop(e); })) << label;
-  }
-}
-
 TEST(RouterProperties, SpaceHasEveryTierAndSelection) { EXPECT_EQ(cpu_entries().size(), 9u * 2u); }
 
 TEST(RouterProperties, P1RowOrderEquivalence) {
-  check_every_spec("P1", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P1", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     RC_ASSERT(row_order_equivalent(e, gen_case(n), first_rows(n)));
   });
 }
 
 TEST(RouterProperties, P2EqualsIndependentReplay) {
-  check_every_spec("P2", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P2", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     RC_ASSERT(equals_replay(e, gen_case(n), first_rows(n)));
   });
 }
 
 TEST(RouterProperties, P3SlotAndPermutationInvariance) {
-  check_every_spec("P3", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P3", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     const auto c = gen_case(n + 2);
-    const auto ids = *rc::gen::container<std::vector<int>>(std::size_t(n), rc::gen::inRange(0, n + 2));
-    auto perm = ids;
-    std::reverse(perm.begin(), perm.end());
-    std::rotate(perm.begin(), perm.begin() + *rc::gen::inRange(0, n), perm.end());
-    const auto a = run(e, c, ids), b = run(e, c, perm);
+    const auto slots = gen_permutation(n);
+    const auto a = run(e, c, slots.first), b = run(e, c, slots.second);
     for (int s = 0; s < n; ++s) {
-      const auto at = std::size_t(std::find(perm.begin(), perm.end(), ids[std::size_t(s)]) - perm.begin());
+      const auto at = slots.slot_in_second(std::size_t(s));
       RC_ASSERT(same_row(a, std::size_t(s), b, at));
     }
   });
 }
 
 TEST(RouterProperties, P4PaddingAndUnusedRowsNeverLeak) {
-  check_every_spec("P4", [](const cpu_entry& e) {
+  check_every_spec(cpu_entries(), "P4", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
     const auto c = gen_case(n);
     const layout padded{std::size_t(*rc::gen::inRange(1, 40)), std::size_t(*rc::gen::inRange(0, 9))};

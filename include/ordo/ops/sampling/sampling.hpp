@@ -1,0 +1,34 @@
+/// sampling, the op descriptor: name, axes and validity. Axes, in spec order: tier R (rows per
+/// pass) and mode. argmax is an exact reduction: ranks_before (body.hpp) is a strict total order,
+/// so any split of the vocabulary among threads and any combine tree choose the same token; the
+/// threads-per-row of the GPU kernel is therefore free, and no Order axis exists.
+#pragma once
+#include <string_view>
+#include <utility>
+
+#include "ordo/ops/sampling/problem.hpp"
+#include "ordo/tier/rows.hpp"
+
+namespace ordo::ops::sampling {
+
+struct op {
+  static constexpr std::string_view name = "sampling";
+  using tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
+  static constexpr mode modes[] = {mode::greedy};
+
+  /// Calls fn.template operator()<R, M>() for every spec, in one fixed order (tier, then mode);
+  /// the CPU entry list and kernels/sampling.cpp both walk it.
+  template <class Fn>
+  static constexpr void for_each_spec(Fn&& fn) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (fn.template operator()<tiers::values[I], mode::greedy>(), ...);
+    }(std::make_index_sequence<tiers::values.size()>{});
+  }
+};
+
+template <int R>
+constexpr bool valid(const problem& p) {
+  return p.rows >= 1 && p.rows <= R && p.n_vocab >= 1 && p.logit_stride >= std::size_t(p.n_vocab) && p.tokens;
+}
+
+}  // namespace ordo::ops::sampling

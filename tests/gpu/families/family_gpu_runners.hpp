@@ -1,0 +1,23 @@
+/// GPU runners for the op-family harnesses: host buffers in, host buffers out, the spec's GPU
+/// launch (ops/<op>/kernel.hpp's launcher table) in between. Each has the signature of its
+/// harness's `runner`, so a harness run on the GPU is the same run as on the CPU executor.
+/// Defined in family_gpu_runners.cpp, compiled by the GPU compiler.
+#pragma once
+#include <string>
+
+#include "ordo/ops/rmsnorm/entries.hpp"
+#include "ordo/ops/rope/entries.hpp"
+#include "ordo/ops/router/entries.hpp"
+#include "ordo/ops/sampling/entries.hpp"
+
+namespace ordo::test::gpu_runners {
+
+int device_count();
+std::string device_name();
+
+void rmsnorm(const ops::rmsnorm::cpu_entry& e, const ops::rmsnorm::problem& p);
+void rope(const ops::rope::cpu_entry& e, const ops::rope::problem& p);
+void router(const ops::router::cpu_entry& e, const ops::router::problem& p);
+void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p);
+
+}  // namespace ordo::test::gpu_runners

@@ -1,19 +1,24 @@
-// bench/qmv: GB/s of the registry's qmv GPU kernels on the DS4 shapes at tiers 1, 2, 4, 8, next to
-// the device's measured copy bandwidth in the same run.
+// bench/qmv: time of the registry's qmv GPU kernels (lane-strided order) on the DS4 shapes at
+// tiers 1–8 and 16, next to two bandwidth ceilings measured in the same run.
 //
-//   qmv_bench [--iters N] [--markdown FILE]
+//   qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE]
 //
-// Weights are replicated into enough distinct copies (>= 1 GiB together) that every launch reads
-// from HBM, not from the 50 MB L2; launches cycle through the copies. Bytes moved per launch =
-// weight bytes + activation bytes + output bytes. Time is GPU event time over back-to-back launches
-// divided by the launch count (so it includes the per-launch gap a decode step would also pay).
+// Ceilings: a 1 GiB device-to-device memcpy (bytes read + written per second) and a streaming
+// read of 1 GiB with 16-byte loads (bytes read per second), both measured here, now. Weights are
+// replicated into enough distinct copies (>= 1 GiB together) that every launch reads them from
+// HBM, not from the 50 MB L2; launches cycle through the copies. Bytes per launch = weight bytes +
+// activation bytes + output bytes; the floor is bytes / streaming-read bandwidth. Time is GPU event
+// time over N back-to-back launches / N, the median of 3 such batches (it includes the per-launch
+// gap a decode step also pays).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/quant/formats.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/registry/qmv_registry.hpp"
 
@@ -28,25 +33,61 @@ struct shape {
 };
 
 constexpr shape shapes[] = {
+    {"output head 4096->129280", "q8_0", 129280, 4096},
+    {"attn q_b 1024->32768", "q8_0", 32768, 1024},
     {"routed gate/up 4096->2048", "mxfp4", 2048, 4096},
     {"routed down 2048->4096", "mxfp4", 4096, 2048},
-    {"attn q_b 1024->32768", "q8_0", 32768, 1024},
-    {"output head 4096->129280", "q8_0", 129280, 4096},
+    {"routed gate/up 4096->2048", "iq2_xxs", 2048, 4096},
+    {"routed down 2048->4096", "iq2_xxs", 4096, 2048},
+    {"routed gate/up 4096->2048", "q2_k", 2048, 4096},
+    {"routed down 2048->4096", "q2_k", 4096, 2048},
 };
+constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 
 /// Device copy bandwidth (bytes read + written per second) of a 1 GiB device-to-device memcpy.
 double copy_bandwidth_gbs() {
   const std::size_t bytes = std::size_t(1) << 30;
   gpu::device_buffer<std::byte> a(bytes), b(bytes);
   gpu::device_memset(a.data(), 1, bytes);
-  gpu::event_timer t;
   ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
+  gpu::event_timer t;
   const int iters = 20;
   t.record_start();
   for (int i = 0; i < iters; ++i)
     ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
   const double s = t.elapsed_ms() / 1e3 / iters;
   return 2.0 * double(bytes) / s / 1e9;
+}
+
+#if defined(ORDO_GPU)
+/// Reads n 16-byte words with a grid-stride loop and writes one xor per thread (so nothing is dead).
+ORDO_GLOBAL void stream_read_kernel(const uint4* __restrict__ src, std::size_t n, unsigned* sink) {
+  unsigned x = 0;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const uint4 v = src[i];
+    x ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  sink[std::size_t(blockIdx.x) * blockDim.x + threadIdx.x] = x;
+}
+#endif
+
+/// Streaming-read bandwidth (bytes read per second) of uint4 loads over 1 GiB.
+double read_bandwidth_gbs(int sms) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  gpu::device_buffer<std::byte> a(bytes);
+  gpu::device_memset(a.data(), 3, bytes);
+  const unsigned blocks = unsigned(sms) * 8, threads = 256;
+  gpu::device_buffer<unsigned> sink(std::size_t(blocks) * threads);
+  const auto* src = reinterpret_cast<const uint4*>(a.data());
+  stream_read_kernel<<<blocks, threads>>>(src, bytes / 16, sink.data());
+  ORDO_GPU_CHECK_LAUNCH();
+  gpu::event_timer t;
+  const int iters = 20;
+  t.record_start();
+  for (int i = 0; i < iters; ++i) stream_read_kernel<<<blocks, threads>>>(src, bytes / 16, sink.data());
+  ORDO_GPU_CHECK_LAUNCH();
+  const double s = t.elapsed_ms() / 1e3 / iters;
+  return double(bytes) / s / 1e9;
 }
 
 template <class F>
@@ -59,23 +100,43 @@ std::vector<std::byte> random_weights(int n_out, int k, std::uint64_t seed) {
   return w;
 }
 
+std::vector<std::byte> random_weights(std::string_view format, int n_out, int k) {
+  std::vector<std::byte> w;
+  [&]<class... Fs>(meta::type_list<Fs...>) {
+    ((Fs::name == format ? (w = random_weights<Fs>(n_out, k, 1), true) : false), ...);
+  }(quant::all_formats{});
+  if (w.empty()) throw std::invalid_argument("qmv_bench: unknown format " + std::string(format));
+  return w;
+}
+
 struct result {
   const shape* s;
   int tier;
-  double us, gbs;
+  double us, bytes;
 };
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int iters = 200;
-  std::string markdown;
+  int iters = 100;
+  std::string markdown, tsv;
+  std::vector<std::string> formats;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--iters" && i + 1 < argc) iters = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
+    else if (a == "--formats" && i + 1 < argc) formats = split(argv[++i]);
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: qmv_bench [--iters N] [--markdown FILE]\n");
+      std::printf("usage: qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE]\n");
       return 0;
     } else {
       std::fprintf(stderr, "qmv_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -88,20 +149,21 @@ int main(int argc, char** argv) {
   }
   const auto dev = gpu::query_device(0);
   const double copy_gbs = copy_bandwidth_gbs();
-  std::printf("device %s, %d SMs, tune preset %s\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n\n",
-              dev.name.c_str(), dev.multiprocessors, tune::name, copy_gbs);
+  const double read_gbs = read_bandwidth_gbs(dev.multiprocessors);
+  std::printf("device %s, %d SMs, tune preset %s\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n"
+              "streaming read (1 GiB, 16-byte loads): %.0f GB/s\n\n",
+              dev.name.c_str(), dev.multiprocessors, tune::name, copy_gbs, read_gbs);
 
   std::vector<result> results;
   for (const auto& s : shapes) {
-    std::vector<std::byte> host;
-    if (std::string(s.format) == "mxfp4") host = random_weights<quant::mxfp4>(s.n_out, s.k, 1);
-    else host = random_weights<quant::q8_0>(s.n_out, s.k, 1);
+    if (!formats.empty() && std::find(formats.begin(), formats.end(), s.format) == formats.end()) continue;
+    const std::vector<std::byte> host = random_weights(s.format, s.n_out, s.k);
     const std::size_t w_bytes = host.size();
     const int copies = int(std::max<std::size_t>(1, ((std::size_t(1) << 30) + w_bytes - 1) / w_bytes));
     gpu::device_buffer<std::byte> w(w_bytes * std::size_t(copies));
     for (int c = 0; c < copies; ++c) gpu::copy_to_device(w.data() + std::size_t(c) * w_bytes, host.data(), w_bytes);
 
-    for (int tier : {1, 2, 4, 8}) {
+    for (int tier : tiers) {
       const auto& e = registry::find_qmv(s.format, tier, "ls32");
       const auto& qe = registry::find_quantize(e.activation);
       // activations: tier rows of k floats, quantized on the device by the shipped quantizer
@@ -118,32 +180,49 @@ int main(int argc, char** argv) {
                           std::size_t(s.n_out), s.n_out, s.k, tier};
       for (int i = 0; i < 10; ++i) e.launch_gpu(p, nullptr);  // warm up
       gpu::synchronize();
-      gpu::event_timer t;
-      t.record_start();
-      for (int i = 0; i < iters; ++i) {
-        p.weights = w.data() + std::size_t(i % copies) * w_bytes;
-        e.launch_gpu(p, nullptr);
+      std::vector<double> batch;
+      for (int rep = 0; rep < 3; ++rep) {
+        gpu::event_timer t;
+        t.record_start();
+        for (int i = 0; i < iters; ++i) {
+          p.weights = w.data() + std::size_t((rep * iters + i) % copies) * w_bytes;
+          e.launch_gpu(p, nullptr);
+        }
+        batch.push_back(t.elapsed_ms() * 1e3 / iters);
       }
-      const double us = t.elapsed_ms() * 1e3 / iters;
+      std::sort(batch.begin(), batch.end());
       const double bytes = double(w_bytes) + double(act_row_bytes) * tier + 4.0 * s.n_out * tier;
-      results.push_back({&s, tier, us, bytes / (us * 1e-6) / 1e9});
+      results.push_back({&s, tier, batch[1], bytes});
     }
   }
 
-  std::string table = "| shape | format | tier | us/launch | us/row | GB/s | % of copy BW | time vs tier 1 |\n"
-                      "|---|---|---|---|---|---|---|---|\n";
+  std::string table =
+      "| shape | format | tier | µs/launch | floor µs | GB/s | % of copy BW | % of read BW | time vs tier 1 |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
+  std::string rows_tsv = "format\tn_out\tk\ttier\tus\tbytes\tcopy_gbs\tread_gbs\n";
   for (const auto& r : results) {
     const auto& base = *std::find_if(results.begin(), results.end(), [&](const result& b) { return b.s == r.s && b.tier == 1; });
-    char line[256];
-    std::snprintf(line, sizeof line, "| %s | %s | %d | %.2f | %.2f | %.0f | %.0f%% | %.2fx |\n", r.s->what, r.s->format,
-                  r.tier, r.us, r.us / r.tier, r.gbs, 100.0 * r.gbs / copy_gbs, r.us / base.us);
+    const double gbs = r.bytes / (r.us * 1e-6) / 1e9;
+    char line[320];
+    std::snprintf(line, sizeof line, "| %s | %s | %d | %.2f | %.2f | %.0f | %.0f%% | %.0f%% | %.2fx |\n", r.s->what,
+                  r.s->format, r.tier, r.us, r.bytes / (read_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, 100.0 * gbs / read_gbs,
+                  r.us / base.us);
     table += line;
+    std::snprintf(line, sizeof line, "%s\t%d\t%d\t%d\t%.3f\t%.0f\t%.0f\t%.0f\n", r.s->format, r.s->n_out, r.s->k, r.tier, r.us,
+                  r.bytes, copy_gbs, read_gbs);
+    rows_tsv += line;
   }
   std::printf("%s", table.c_str());
   if (!markdown.empty()) {
     if (FILE* f = std::fopen(markdown.c_str(), "w")) {
-      std::fprintf(f, "device %s, copy bandwidth %.0f GB/s, %d iterations per row\n\n%s", dev.name.c_str(), copy_gbs, iters,
-                   table.c_str());
+      std::fprintf(f, "device %s, copy bandwidth %.0f GB/s, streaming read %.0f GB/s, %d launches per batch, median of 3\n\n%s",
+                   dev.name.c_str(), copy_gbs, read_gbs, iters, table.c_str());
+      std::fclose(f);
+    }
+  }
+  if (!tsv.empty()) {
+    if (FILE* f = std::fopen(tsv.c_str(), "w")) {
+      std::fputs(rows_tsv.c_str(), f);
       std::fclose(f);
     }
   }

@@ -1,6 +1,9 @@
 /// Tuning for NVIDIA Hopper (H100/H200, sm_90; cuda-sm90 preset). 132 SMs, 228 KiB shared memory
 /// per SM: 8 warps per CTA, each staging up to 4352 B of its weight row (a whole 4096-wide Q8_0
-/// row, or two MXFP4 rows' worth) so one window covers the DS4 reductions in one pass.
+/// row, or two MXFP4 rows' worth) so one window covers the DS4 reductions in one pass (generic
+/// kernel). The streaming kernel for Q8_0/MXFP4 (ops/qmv/int8_dot_streaming.hpp) reads the
+/// `streaming_*` fields: 8 warps per CTA, a ring of 3 window stages per warp (2 windows of 4 rows
+/// in flight while one is computed), 4 weight rows per warp sharing each activation load.
 #pragma once
 #include "ordo/tune/common.hpp"
 
@@ -11,5 +14,8 @@ using qmv_orders = meta::type_list<order::lane_strided, order::lane_blocked>;
 struct qmv_policy {
   static constexpr int warps = 8;
   static constexpr int window_bytes = 4352;
+  static constexpr int streaming_warps = 8;
+  static constexpr int streaming_stages = 3;
+  static constexpr int streaming_rows_per_warp = 4;
 };
 }  // namespace ordo::tune

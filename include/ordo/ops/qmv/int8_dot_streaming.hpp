@@ -1,0 +1,243 @@
+/// The streaming GPU kernel for weight formats whose dot is scale × exact int8 dot against q8_32
+/// (Q8_0, MXFP4; int8_block_decoders.hpp), in the lane-strided order (CUDA, sm_80+): the same
+/// float operations in the same sequence as accumulate_window + the butterfly (so the bits of the
+/// CPU executor, at every tier), arranged so the weight bytes stream from HBM at full rate:
+///   - persistent CTAs; the R activation rows are staged once per CTA in shared memory, re-laid out
+///     as 16-byte-aligned 32-byte code runs and a separate scale array (two 16-byte loads per block);
+///   - each warp owns groups of `rows_per_warp` weight rows and walks them in windows of 32 blocks
+///     (one block per lane, exactly the blocks ls32 gives the lanes); the windows stream into a
+///     warp-private ring of `stages` shared-memory buffers with cp.async, so `stages - 1` windows are
+///     in flight while one is computed, with no CTA barrier after the staging;
+///   - a lane decodes its block of each of the group's rows once (aligned 32-bit loads + byte
+///     permutes) and reuses it for all R activation rows; the integer dot is 8 dp4a (exact), the
+///     term (scale·x.d)·float(isum) and `acc = acc + term` are the one-row statements, per (weight
+///     row, activation row), in ascending window order;
+///   - the group's rows_per_warp·R partial sums go through the exact halving butterfly.
+/// Only the CUDA device pass has a body; try_launch says false where its preconditions fail
+/// (alignment, shared memory) and qmv_gpu.hpp then runs the generic kernel.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "ordo/gpu/intrinsics.hpp"
+#include "ordo/gpu/device_api.hpp"
+#include "ordo/ops/qmv/async_copy.hpp"
+#include "ordo/ops/qmv/halving_butterfly.hpp"
+#include "ordo/ops/qmv/int8_block_decoders.hpp"
+#include "ordo/ops/qmv/qmv.hpp"
+
+namespace ordo::ops::qmv::int8_dot_streaming {
+
+/// Shape of the kernel; a Policy may override each with a member of the same name prefixed
+/// `streaming_` (tune/sm90.hpp does). None of them changes bits.
+template <class Policy>
+struct config {
+  static constexpr int warps = [] {
+    if constexpr (requires { Policy::streaming_warps; }) return int(Policy::streaming_warps);
+    else return 8;
+  }();
+  static constexpr int stages = [] {
+    if constexpr (requires { Policy::streaming_stages; }) return int(Policy::streaming_stages);
+    else return 3;
+  }();
+  static constexpr int rows_per_warp = [] {
+    if constexpr (requires { Policy::streaming_rows_per_warp; }) return int(Policy::streaming_rows_per_warp);
+    else return 4;
+  }();
+};
+
+inline constexpr int window_blocks = 32;                                  // one block per lane
+inline constexpr int act_block_bytes = int(sizeof(quant::q8_32::block));  // 36
+
+/// Bytes of one row's window, and of its stage (+16: the window may start anywhere in a 16-byte chunk).
+template <class D>
+inline constexpr int window_bytes = window_blocks * D::block_bytes;
+template <class D>
+inline constexpr int row_stage_bytes = (window_bytes<D> + 16 + 15) / 16 * 16;
+
+template <class D, class Policy>
+inline constexpr std::size_t weight_smem_bytes =
+    std::size_t(config<Policy>::warps) * config<Policy>::stages * config<Policy>::rows_per_warp * row_stage_bytes<D>;
+
+/// Shared memory of one CTA: the weight rings, then R·nb activation code runs (32 B), then R·nb scales.
+template <class D, int R, class Policy>
+inline std::size_t smem_bytes(int nb) {
+  return weight_smem_bytes<D, Policy> + std::size_t(R) * std::size_t(nb) * (32 + 4);
+}
+
+#if defined(ORDO_GPU_CUDA)
+extern __shared__ uint4 ordo_qmv_int8_dot_streaming_smem[];
+
+template <class D, int R, class Policy>
+__global__ void __launch_bounds__(config<Policy>::warps * 32) kernel(problem p) {
+#if defined(ORDO_DEVICE_PASS)
+  using cfg = config<Policy>;
+  constexpr int RW = cfg::rows_per_warp, S = cfg::stages, W = cfg::warps;
+  constexpr int block_bytes = D::block_bytes, wbytes = window_bytes<D>, stage_bytes = row_stage_bytes<D>;
+  constexpr int stage_chunks = stage_bytes / 16;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int nb = p.k / D::format::dot_elems;
+  const int windows = (nb + window_blocks - 1) / window_blocks;
+  const int groups = (p.n_out + RW - 1) / RW;
+
+  auto* smem = reinterpret_cast<std::byte*>(ordo_qmv_int8_dot_streaming_smem);
+  std::byte* ring = smem + std::size_t(warp) * S * RW * stage_bytes;
+  auto* act_qs = reinterpret_cast<uint4*>(smem + weight_smem_bytes<D, Policy>);  // [R][nb] × 2 uint4
+  auto* act_d = reinterpret_cast<float*>(smem + weight_smem_bytes<D, Policy> + std::size_t(R) * nb * 32);
+
+  // Stage the live activation rows once (rows >= p.rows are never read; their slots are zero).
+  {
+    auto* qs32 = reinterpret_cast<std::uint32_t*>(act_qs);
+    const int words = R * nb * 9;
+    for (int idx = int(threadIdx.x); idx < words; idx += W * 32) {
+      const int i = idx / (nb * 9), rem = idx % (nb * 9), b = rem / 9, w = rem % 9;
+      std::uint32_t v = 0;
+      if (i < p.rows)
+        v = reinterpret_cast<const std::uint32_t*>(p.acts + std::size_t(i) * p.act_row_bytes +
+                                                   std::size_t(b) * act_block_bytes)[w];
+      if (w == 0) act_d[i * nb + b] = __uint_as_float(v);
+      else qs32[(std::size_t(i) * nb + b) * 8 + (w - 1)] = v;
+    }
+  }
+  __syncthreads();
+
+  // This warp's tiles: group g = first + q·stride (q = 0, 1, ...), window j; tile t = q·windows + j.
+  const int first = int(blockIdx.x) * W + warp, stride = int(gridDim.x) * W;
+  const int my_groups = first < groups ? (groups - first + stride - 1) / stride : 0;
+  const int tiles = my_groups * windows;
+
+  // Row window start (global) and its byte count for tile t, row rr of the group.
+  auto issue = [&](int t) {
+    if (t < tiles) {
+      const int g = first + (t / windows) * stride, j = t % windows;
+      std::byte* stage = ring + std::size_t(t % S) * RW * stage_bytes;
+      const int blocks = nb - j * window_blocks < window_blocks ? nb - j * window_blocks : window_blocks;
+#pragma unroll
+      for (int rr = 0; rr < RW; ++rr) {
+        const int row = g * RW + rr;
+        const std::byte* start = p.weights + std::size_t(row < p.n_out ? row : 0) * p.weight_row_bytes +
+                                 std::size_t(j) * wbytes;
+        const std::byte* base = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(start) & ~std::uintptr_t(15));
+        const int end = int(start - base) + blocks * block_bytes;  // bytes of [base, window end)
+#pragma unroll
+        for (int c0 = 0; c0 < stage_chunks; c0 += 32) {
+          const int c = c0 + lane;
+          if (c < stage_chunks) {
+            int n = row < p.n_out ? end - 16 * c : 0;
+            n = n < 0 ? 0 : (n > 16 ? 16 : n);
+            async_copy::copy16(stage + rr * stage_bytes + 16 * c, n > 0 ? base + 16 * c : p.weights, n);
+          }
+        }
+      }
+    }
+    async_copy::commit();  // an empty group past the end keeps the wait count uniform
+  };
+
+#pragma unroll
+  for (int t = 0; t < S - 1; ++t) issue(t);
+
+  float acc[RW * R];
+  for (int t = 0; t < tiles; ++t) {
+    const int g = first + (t / windows) * stride, j = t % windows;
+    __syncwarp();  // every lane is done with the stage tile t + S - 1 overwrites (tile t - 1's)
+    issue(t + S - 1);
+    async_copy::wait<S - 1>();  // this lane's copies of tile t have landed ...
+    __syncwarp();               // ... and so have every other lane's
+
+    if (j == 0) {
+#pragma unroll
+      for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
+    }
+    const std::byte* stage = ring + std::size_t(t % S) * RW * stage_bytes;
+    const int b = j * window_blocks + lane;  // ls32: lane l owns blocks l, l + 32, ... (ascending)
+    const bool live = b < nb;
+    const int bx = live ? b : 0;
+
+    // Decode this lane's block of each row once: the scale and the 32 codes as 8 packed words.
+    std::uint32_t wq[RW][8];
+    float wd[RW];
+#pragma unroll
+    for (int rr = 0; rr < RW; ++rr) {
+      const int row = g * RW + rr;
+      const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(
+          p.weights + std::size_t(row < p.n_out ? row : 0) * p.weight_row_bytes + std::size_t(j) * wbytes);
+      D::decode(stage + rr * stage_bytes, int(start & 15) + lane * block_bytes, wd[rr], wq[rr]);
+    }
+
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const uint4 x0 = act_qs[(i * nb + bx) * 2], x1 = act_qs[(i * nb + bx) * 2 + 1];
+      const float xd = act_d[i * nb + bx];
+      const std::uint32_t xq[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+#pragma unroll
+      for (int rr = 0; rr < RW; ++rr) {
+        std::int32_t isum = 0;
+#pragma unroll
+        for (int q = 0; q < 8; ++q) isum = gpu::dot4_i8(std::int32_t(wq[rr][q]), std::int32_t(xq[q]), isum);
+        // F::dot_scale, statement for statement
+        const float term = (wd[rr] * xd) * static_cast<float>(isum);
+        if (live) acc[rr * R + i] = acc[rr * R + i] + term;
+      }
+    }
+
+    if (j == windows - 1) {
+      halving_butterfly<RW * R>(acc, lane);
+#pragma unroll
+      for (int v = 0; v < halved_count<RW * R>; ++v) {
+        const int idx = halved_value_index<RW * R>(lane, v);
+        const int rr = idx / R, i = idx % R, row = g * RW + rr;
+        const bool writer = halving_steps<RW * R> == 5 || (lane & ((1 << (5 - halving_steps<RW * R>)) - 1)) == 0;
+        if (writer && row < p.n_out && i < p.rows) p.out[std::size_t(i) * p.out_stride + row] = acc[v];
+      }
+    }
+  }
+  async_copy::wait<0>();
+#else
+  (void)p;
+#endif
+}
+
+/// Launches the streaming kernel when its preconditions hold: weights 16-byte aligned (rows at any
+/// offset the decoder accepts), activation rows 4-byte aligned, and the staged activations fit beside the
+/// weight rings in shared memory. Returns false (and launches nothing) otherwise.
+template <class D, int R, class Policy>
+bool try_launch(const problem& p, gpu::stream_t stream) {
+  using cfg = config<Policy>;
+  const int nb = p.k / D::format::dot_elems;
+  if (nb <= 0 || p.n_out <= 0) return false;
+  if ((reinterpret_cast<std::uintptr_t>(p.weights) & 15) != 0 || !D::row_bytes_ok(p.weight_row_bytes)) return false;
+  if ((reinterpret_cast<std::uintptr_t>(p.acts) & 3) != 0 || (p.act_row_bytes & 3) != 0) return false;
+  const std::size_t smem = smem_bytes<D, R, Policy>(nb);
+  static const int max_smem = [] {
+    int dev = 0, v = 0;
+    ORDO_GPU_CHECK(cudaGetDevice(&dev));
+    ORDO_GPU_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    ORDO_GPU_CHECK(cudaFuncSetAttribute(kernel<D, R, Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize, v));
+    return v;
+  }();
+  if (smem > std::size_t(max_smem)) return false;
+  static const int sms = [] {
+    int dev = 0, v = 0;
+    ORDO_GPU_CHECK(cudaGetDevice(&dev));
+    ORDO_GPU_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    return v;
+  }();
+  // CTAs per SM for this shared-memory size (cached: one nb per call site in practice).
+  static thread_local std::size_t cached_smem = 0;
+  static thread_local int cached_per_sm = 1;
+  if (cached_smem != smem) {
+    int per_sm = 0;
+    ORDO_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel<D, R, Policy>, cfg::warps * 32, smem));
+    cached_smem = smem;
+    cached_per_sm = per_sm > 0 ? per_sm : 1;
+  }
+  const int groups = (p.n_out + cfg::rows_per_warp - 1) / cfg::rows_per_warp;
+  const int needed = (groups + cfg::warps - 1) / cfg::warps;
+  const int grid = needed < sms * cached_per_sm ? needed : sms * cached_per_sm;
+  kernel<D, R, Policy><<<unsigned(grid), cfg::warps * 32, smem, gpu::native(stream)>>>(p);
+  ORDO_GPU_CHECK_LAUNCH();
+  return true;
+}
+#endif
+
+}  // namespace ordo::ops::qmv::int8_dot_streaming

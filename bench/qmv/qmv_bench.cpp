@@ -1,7 +1,12 @@
 // bench/qmv: time of the registry's qmv GPU kernels (lane-strided order) on the DS4 shapes at
 // tiers 1–8 and 16, next to two bandwidth ceilings measured in the same run.
 //
-//   qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE]
+//   qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE] [--variants]
+//
+// --variants also times shapes of the streaming kernel (warps per CTA, ring stages, rows per warp)
+// other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, to choose the preset's
+// policy (they run the same operations in the same order, so only speed differs; the GPU test
+// checks the preset's).
 //
 // Ceilings: a 1 GiB device-to-device memcpy (bytes read + written per second) and a streaming
 // read of 1 GiB with 16-byte loads (bytes read per second), both measured here, now. Weights are
@@ -9,7 +14,8 @@
 // HBM, not from the 50 MB L2; launches cycle through the copies. Bytes per launch = weight bytes +
 // activation bytes + output bytes; the floor is bytes / streaming-read bandwidth. Time is GPU event
 // time over N back-to-back launches / N, the median of 3 such batches (it includes the per-launch
-// gap a decode step also pays).
+// gap), and the same N launches captured in one graph and replayed (the gap a decode step that
+// replays a graph pays).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +24,7 @@
 #include <vector>
 
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/ops/qmv/int8_dot_streaming.hpp"
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/registry/qmv_registry.hpp"
@@ -112,7 +119,7 @@ std::vector<std::byte> random_weights(std::string_view format, int n_out, int k)
 struct result {
   const shape* s;
   int tier;
-  double us, bytes;
+  double us, graph_us, bytes;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -123,20 +130,68 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+#if defined(ORDO_GPU_CUDA)  // the streaming kernel is CUDA-only
+template <int W, int S, int RW>
+struct variant_policy {
+  static constexpr int streaming_warps = W, streaming_stages = S, streaming_rows_per_warp = RW;
+};
+using variants = meta::type_list<variant_policy<8, 3, 4>, variant_policy<8, 4, 4>, variant_policy<8, 2, 4>,
+                                 variant_policy<8, 3, 2>, variant_policy<8, 3, 1>, variant_policy<4, 4, 4>,
+                                 variant_policy<4, 4, 2>, variant_policy<16, 3, 2>>;
+
+/// Median-of-3 time of `iters` launches of the streaming kernel with policy P, weights cycled.
+template <class D, int R, class P>
+double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes, int copies, int iters) {
+  if (!ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr)) return 0.0;
+  for (int i = 0; i < 5; ++i) ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr);
+  std::vector<double> batch;
+  for (int rep = 0; rep < 3; ++rep) {
+    gpu::event_timer t;
+    t.record_start();
+    for (int i = 0; i < iters; ++i) {
+      p.weights = w + std::size_t((rep * iters + i) % copies) * w_bytes;
+      ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr);
+    }
+    batch.push_back(t.elapsed_ms() * 1e3 / iters);
+  }
+  std::sort(batch.begin(), batch.end());
+  return batch[1];
+}
+
+template <class D, int R>
+std::string variant_row(const char* what, const ops::qmv::problem& p, const std::byte* w, std::size_t w_bytes, int copies,
+                        int iters) {
+  std::string row = std::string("| ") + what + " | " + std::string(D::format::name) + " | " + std::to_string(R) + " |";
+  [&]<class... Ps>(meta::type_list<Ps...>) {
+    ((row += [&] {
+       const double us = time_variant<D, R, Ps>(p, w, w_bytes, copies, iters);
+       char cell[32];
+       std::snprintf(cell, sizeof cell, us > 0 ? " %.2f |" : " n/a |", us);
+       return std::string(cell);
+     }()),
+     ...);
+  }(variants{});
+  return row + "\n";
+}
+
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int iters = 100;
   std::string markdown, tsv;
   std::vector<std::string> formats;
+  bool sweep = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--iters" && i + 1 < argc) iters = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
     else if (a == "--formats" && i + 1 < argc) formats = split(argv[++i]);
+    else if (a == "--variants") sweep = true;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE]\n");
+      std::printf("usage: qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE] [--variants]\n");
       return 0;
     } else {
       std::fprintf(stderr, "qmv_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -155,6 +210,7 @@ int main(int argc, char** argv) {
               dev.name.c_str(), dev.multiprocessors, tune::name, copy_gbs, read_gbs);
 
   std::vector<result> results;
+  std::string variant_rows;
   for (const auto& s : shapes) {
     if (!formats.empty() && std::find(formats.begin(), formats.end(), s.format) == formats.end()) continue;
     const std::vector<std::byte> host = random_weights(s.format, s.n_out, s.k);
@@ -191,28 +247,67 @@ int main(int argc, char** argv) {
         batch.push_back(t.elapsed_ms() * 1e3 / iters);
       }
       std::sort(batch.begin(), batch.end());
+      // The same launches captured once in a graph and replayed (what a decode step would do).
+      ORDO_GPU_API(Stream_t) stream;
+      ORDO_GPU_CHECK(ORDO_GPU_API(StreamCreateWithFlags)(&stream, ORDO_GPU_API(StreamNonBlocking)));
+      ORDO_GPU_API(Graph_t) graph;
+      ORDO_GPU_API(GraphExec_t) exec;
+      ORDO_GPU_CHECK(ORDO_GPU_API(StreamBeginCapture)(stream, ORDO_GPU_API(StreamCaptureModeThreadLocal)));
+      for (int i = 0; i < iters; ++i) {
+        p.weights = w.data() + std::size_t(i % copies) * w_bytes;
+        e.launch_gpu(p, stream);
+      }
+      ORDO_GPU_CHECK(ORDO_GPU_API(StreamEndCapture)(stream, &graph));
+      ORDO_GPU_CHECK(ORDO_GPU_API(GraphInstantiate)(&exec, graph, 0));
+      ORDO_GPU_CHECK(ORDO_GPU_API(GraphLaunch)(exec, stream));  // warm up
+      std::vector<double> graph_batch;
+      for (int rep = 0; rep < 3; ++rep) {
+        gpu::event_timer t;
+        t.record_start(stream);
+        ORDO_GPU_CHECK(ORDO_GPU_API(GraphLaunch)(exec, stream));
+        graph_batch.push_back(t.elapsed_ms(stream) * 1e3 / iters);
+      }
+      std::sort(graph_batch.begin(), graph_batch.end());
+      ORDO_GPU_CHECK(ORDO_GPU_API(GraphExecDestroy)(exec));
+      ORDO_GPU_CHECK(ORDO_GPU_API(GraphDestroy)(graph));
+      ORDO_GPU_CHECK(ORDO_GPU_API(StreamDestroy)(stream));
       const double bytes = double(w_bytes) + double(act_row_bytes) * tier + 4.0 * s.n_out * tier;
-      results.push_back({&s, tier, batch[1], bytes});
+      results.push_back({&s, tier, batch[1], graph_batch[1], bytes});
+#if defined(ORDO_GPU_CUDA)
+      if (sweep && (tier == 1 || tier == 8)) {
+        using namespace ops::qmv;
+        const std::string f = s.format;
+        if (f == "q8_0" && tier == 1) variant_rows += variant_row<q8_0_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters);
+        if (f == "q8_0" && tier == 8) variant_rows += variant_row<q8_0_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters);
+        if (f == "mxfp4" && tier == 1) variant_rows += variant_row<mxfp4_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters);
+        if (f == "mxfp4" && tier == 8) variant_rows += variant_row<mxfp4_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters);
+      }
+#endif
     }
   }
 
   std::string table =
-      "| shape | format | tier | µs/launch | floor µs | GB/s | % of copy BW | % of read BW | time vs tier 1 |\n"
-      "|---|---|---|---|---|---|---|---|---|\n";
-  std::string rows_tsv = "format\tn_out\tk\ttier\tus\tbytes\tcopy_gbs\tread_gbs\n";
+      "| shape | format | tier | µs/launch | µs/launch in a graph | floor µs | GB/s | % of copy BW | % of read BW | "
+      "time vs tier 1 |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string rows_tsv = "format\tn_out\tk\ttier\tus\tgraph_us\tbytes\tcopy_gbs\tread_gbs\n";
   for (const auto& r : results) {
     const auto& base = *std::find_if(results.begin(), results.end(), [&](const result& b) { return b.s == r.s && b.tier == 1; });
     const double gbs = r.bytes / (r.us * 1e-6) / 1e9;
     char line[320];
-    std::snprintf(line, sizeof line, "| %s | %s | %d | %.2f | %.2f | %.0f | %.0f%% | %.0f%% | %.2fx |\n", r.s->what,
-                  r.s->format, r.tier, r.us, r.bytes / (read_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, 100.0 * gbs / read_gbs,
+    std::snprintf(line, sizeof line, "| %s | %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f%% | %.0f%% | %.2fx |\n", r.s->what,
+                  r.s->format, r.tier, r.us, r.graph_us, r.bytes / (read_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, 100.0 * gbs / read_gbs,
                   r.us / base.us);
     table += line;
-    std::snprintf(line, sizeof line, "%s\t%d\t%d\t%d\t%.3f\t%.0f\t%.0f\t%.0f\n", r.s->format, r.s->n_out, r.s->k, r.tier, r.us,
-                  r.bytes, copy_gbs, read_gbs);
+    std::snprintf(line, sizeof line, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.0f\n", r.s->format, r.s->n_out, r.s->k, r.tier,
+                  r.us, r.graph_us, r.bytes, copy_gbs, read_gbs);
     rows_tsv += line;
   }
   std::printf("%s", table.c_str());
+  if (sweep)
+    std::printf("\nstreaming-kernel variants, µs/launch (warps per CTA / ring stages / rows per warp):\n"
+                "| shape | format | tier | 8/3/4 | 8/4/4 | 8/2/4 | 8/3/2 | 8/3/1 | 4/4/4 | 4/4/2 | 16/3/2 |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n%s",
+                variant_rows.c_str());
   if (!markdown.empty()) {
     if (FILE* f = std::fopen(markdown.c_str(), "w")) {
       std::fprintf(f, "device %s, copy bandwidth %.0f GB/s, streaming read %.0f GB/s, %d launches per batch, median of 3\n\n%s",

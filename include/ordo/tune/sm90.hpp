@@ -3,7 +3,9 @@
 /// row, or two MXFP4 rows' worth) so one window covers the DS4 reductions in one pass (generic
 /// kernel). The streaming kernel for Q8_0/MXFP4 (ops/qmv/int8_dot_streaming.hpp) reads the
 /// `streaming_*` fields: 8 warps per CTA, a ring of 3 window stages per warp (2 windows of 4 rows
-/// in flight while one is computed), 4 weight rows per warp sharing each activation load.
+/// in flight while one is computed), 4 weight rows per warp sharing each activation load (2 for
+/// MXFP4: its 2048/4096-row expert matrices need more warps than row groups of 4 give; the policy
+/// sweep in docs/PERFORMANCE.md, 2026-12-01, measured 26% less time at tier 1 on gate/up).
 #pragma once
 #include "ordo/tune/common.hpp"
 
@@ -17,5 +19,6 @@ struct qmv_policy {
   static constexpr int streaming_warps = 8;
   static constexpr int streaming_stages = 3;
   static constexpr int streaming_rows_per_warp = 4;
+  static constexpr int streaming_rows_per_warp_mxfp4 = 2;
 };
 }  // namespace ordo::tune

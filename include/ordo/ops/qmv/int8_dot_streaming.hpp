@@ -18,6 +18,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/device_api.hpp"
@@ -29,8 +30,9 @@
 namespace ordo::ops::qmv::int8_dot_streaming {
 
 /// Shape of the kernel; a Policy may override each with a member of the same name prefixed
-/// `streaming_` (tune/sm90.hpp does). None of them changes bits.
-template <class Policy>
+/// `streaming_` (tune/sm90.hpp does), and the rows per warp per format with
+/// `streaming_rows_per_warp_<format>`. None of them changes bits.
+template <class Policy, class D>
 struct config {
   static constexpr int warps = [] {
     if constexpr (requires { Policy::streaming_warps; }) return int(Policy::streaming_warps);
@@ -41,7 +43,9 @@ struct config {
     else return 3;
   }();
   static constexpr int rows_per_warp = [] {
-    if constexpr (requires { Policy::streaming_rows_per_warp; }) return int(Policy::streaming_rows_per_warp);
+    if constexpr (std::is_same_v<typename D::format, quant::mxfp4> && requires { Policy::streaming_rows_per_warp_mxfp4; })
+      return int(Policy::streaming_rows_per_warp_mxfp4);
+    else if constexpr (requires { Policy::streaming_rows_per_warp; }) return int(Policy::streaming_rows_per_warp);
     else return 4;
   }();
 };
@@ -57,7 +61,7 @@ inline constexpr int row_stage_bytes = (window_bytes<D> + 16 + 15) / 16 * 16;
 
 template <class D, class Policy>
 inline constexpr std::size_t weight_smem_bytes =
-    std::size_t(config<Policy>::warps) * config<Policy>::stages * config<Policy>::rows_per_warp * row_stage_bytes<D>;
+    std::size_t(config<Policy, D>::warps) * config<Policy, D>::stages * config<Policy, D>::rows_per_warp * row_stage_bytes<D>;
 
 /// Shared memory of one CTA: the weight rings, then R·nb activation code runs (32 B), then R·nb scales.
 template <class D, int R, class Policy>
@@ -69,9 +73,9 @@ inline std::size_t smem_bytes(int nb) {
 extern __shared__ uint4 ordo_qmv_int8_dot_streaming_smem[];
 
 template <class D, int R, class Policy>
-__global__ void __launch_bounds__(config<Policy>::warps * 32) kernel(problem p) {
+__global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
-  using cfg = config<Policy>;
+  using cfg = config<Policy, D>;
   constexpr int RW = cfg::rows_per_warp, S = cfg::stages, W = cfg::warps;
   constexpr int block_bytes = D::block_bytes, wbytes = window_bytes<D>, stage_bytes = row_stage_bytes<D>;
   constexpr int stage_chunks = stage_bytes / 16;
@@ -84,22 +88,6 @@ __global__ void __launch_bounds__(config<Policy>::warps * 32) kernel(problem p) 
   std::byte* ring = smem + std::size_t(warp) * S * RW * stage_bytes;
   auto* act_qs = reinterpret_cast<uint4*>(smem + weight_smem_bytes<D, Policy>);  // [R][nb] × 2 uint4
   auto* act_d = reinterpret_cast<float*>(smem + weight_smem_bytes<D, Policy> + std::size_t(R) * nb * 32);
-
-  // Stage the live activation rows once (rows >= p.rows are never read; their slots are zero).
-  {
-    auto* qs32 = reinterpret_cast<std::uint32_t*>(act_qs);
-    const int words = R * nb * 9;
-    for (int idx = int(threadIdx.x); idx < words; idx += W * 32) {
-      const int i = idx / (nb * 9), rem = idx % (nb * 9), b = rem / 9, w = rem % 9;
-      std::uint32_t v = 0;
-      if (i < p.rows)
-        v = reinterpret_cast<const std::uint32_t*>(p.acts + std::size_t(i) * p.act_row_bytes +
-                                                   std::size_t(b) * act_block_bytes)[w];
-      if (w == 0) act_d[i * nb + b] = __uint_as_float(v);
-      else qs32[(std::size_t(i) * nb + b) * 8 + (w - 1)] = v;
-    }
-  }
-  __syncthreads();
 
   // This warp's tiles: group g = first + q·stride (q = 0, 1, ...), window j; tile t = q·windows + j.
   const int first = int(blockIdx.x) * W + warp, stride = int(gridDim.x) * W;
@@ -133,8 +121,26 @@ __global__ void __launch_bounds__(config<Policy>::warps * 32) kernel(problem p) 
     async_copy::commit();  // an empty group past the end keeps the wait count uniform
   };
 
+  // The first windows are requested before the activations are staged: they do not depend on them.
 #pragma unroll
   for (int t = 0; t < S - 1; ++t) issue(t);
+
+  // Stage the live activation rows once (rows >= p.rows are never read; their slots are zero).
+  {
+    auto* qs32 = reinterpret_cast<std::uint32_t*>(act_qs);
+    const int words = R * nb * 9;
+    for (int idx = int(threadIdx.x); idx < words; idx += W * 32) {
+      const int i = idx / (nb * 9), rem = idx % (nb * 9), b = rem / 9, w = rem % 9;
+      std::uint32_t v = 0;
+      if (i < p.rows)
+        v = reinterpret_cast<const std::uint32_t*>(p.acts + std::size_t(i) * p.act_row_bytes +
+                                                   std::size_t(b) * act_block_bytes)[w];
+      if (w == 0) act_d[i * nb + b] = __uint_as_float(v);
+      else qs32[(std::size_t(i) * nb + b) * 8 + (w - 1)] = v;
+    }
+  }
+  __syncthreads();
+
 
   float acc[RW * R];
   for (int t = 0; t < tiles; ++t) {
@@ -202,7 +208,7 @@ __global__ void __launch_bounds__(config<Policy>::warps * 32) kernel(problem p) 
 /// weight rings in shared memory. Returns false (and launches nothing) otherwise.
 template <class D, int R, class Policy>
 bool try_launch(const problem& p, gpu::stream_t stream) {
-  using cfg = config<Policy>;
+  using cfg = config<Policy, D>;
   const int nb = p.k / D::format::dot_elems;
   if (nb <= 0 || p.n_out <= 0) return false;
   if ((reinterpret_cast<std::uintptr_t>(p.weights) & 15) != 0 || !D::row_bytes_ok(p.weight_row_bytes)) return false;

@@ -373,6 +373,12 @@ INSTANTIATE_TEST_SUITE_P(pinned, output_digest_exhaustive, testing::ValuesIn(flo
 
 TEST(output_digest_table, holds_exactly_the_digests_this_test_computes) {
   for (bool all_floats : {false, true}) {
+    // The all-floats table takes ~11 CPU-minutes to generate; until it has been generated (it
+    // then holds every entry) the exhaustive test fails with "digest missing" when requested.
+    if (all_floats && table(all_floats).empty()) {
+      std::printf("note: %s holds no digests yet (see this file's header)\n", table_path(true));
+      continue;
+    }
     std::vector<std::string> want, got;
     for (const task& t : tasks_of_every_function(all_floats)) want.push_back(key_of(t));
     for (const auto& [key, value] : table(all_floats)) got.push_back(key);

@@ -55,7 +55,9 @@ endfunction()
 # Adds a CTest (default timeout 600 s) that CTest reports as Skipped, never as Passed, when the
 # program skipped: it exits with 77 (what ordo_gtest_main returns when a test skipped and none
 # failed), or a line of its output, any line, starts with "SKIP: " (what the `gpu` programs print
-# without a device). tests/unit/cmake checks these rules on a generated project.
+# without a device). A gtest test skips with GTEST_SKIP() << why and never prints "SKIP: " itself:
+# that line would turn a failure of another test in the same binary into a skip.
+# tests/unit/cmake checks these rules on a generated project.
 function(ordo_register_test name)
   cmake_parse_arguments(A "" "TIMEOUT" "COMMAND;LABELS" ${ARGN})
   if(NOT A_TIMEOUT)

@@ -3,7 +3,10 @@
 // more than one shared-memory window per row (> window_blocks: 128 Q8_0 / 256 MXFP4 blocks on
 // sm90) are included, and asserted to be multi-window, so that path is taken. The output head
 // (129280 rows) runs at tiers 1, 8, 16 of ls32 only, to bound the CPU executor's time.
+#include <gtest/gtest.h>
+
 #include <cstdio>
+#include <numeric>
 
 #include "../../property/qmv/harness.hpp"
 #include "device_backend.hpp"

@@ -4,6 +4,7 @@
 /// statement is the one-row statement (E1, DESIGN §3, §5).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/ops/qmv/problem.hpp"

@@ -1,53 +1,22 @@
-/// hc phases shared by the GPU kernel and the CPU executor (ORDO_HD).
-///   1. Σx² of the flat state: rmsnorm's own phase on a view of the state as one plain head of
-///      n_streams·n_embd (so the flat norm is bit-for-bit rmsnorm's plain whole-row norm).
-///   2. Each mix k: lane l adds fn[k][e] · y_e over its elements (the Order's split, ascending,
-///      explicit fmaf from +0), y_e = x_e · inv as rmsnorm writes it; the 32 partials combine by
-///      the Order's butterfly. One pass over fn[k] serves every live row (the tier).
-///   3. The split of one row from its mixes (sigmoids, 4×4 Sinkhorn), sequential and fixed.
-///   4. The collapse x = Σ_a w[a] · H[a] and post's recombination, per element, a = 0..3 / b = 0..3.
-/// The per-row statements of an R-row pass are the one-row statements (DESIGN §5).
+/// hc phases shared by the GPU kernels and the CPU executor (ORDO_HD), all in fixed sequential
+/// orders (there is nothing to split among lanes):
+///   split: per row, the sigmoids and the 4×4 Sinkhorn from the row's 24 mixes;
+///   weighted_sum / collapse: per element j, x_j = Σ_a w[a] · H[a][j] (fmaf from +0, a = 0..3);
+///   post: per element j, H_new[a][j] = Σ_b M[a][b] · H[b][j] (fmaf from +0, b = 0..3) + post[a] · f[j].
+/// Every element and every row is computed alone, so how a kernel spreads them over threads is
+/// free; the per-row statements of an R-row pass are the one-row statements (DESIGN §5).
 #pragma once
 #include <math.h>
 
 #include "ordo/gpu/portability.hpp"
-#include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/hc/problem.hpp"
-#include "ordo/ops/rmsnorm/body.hpp"
-#include "ordo/order/orders.hpp"
 
 namespace ordo::ops::hc {
 
-ORDO_HD ORDO_FORCEINLINE int flat_width(const problem& p) { return n_streams * p.n_embd; }
-
-/// The state as rmsnorm sees it: one plain head of n_streams·n_embd per row (only x, x_stride,
-/// n_heads, head_dim, rows and eps are read by the phases used here).
-ORDO_HD ORDO_FORCEINLINE rmsnorm::problem flat_view(const problem& p) {
-  return rmsnorm::problem{p.h, p.h_stride, nullptr, nullptr, 0, nullptr, 0, 1, flat_width(p), p.rows, p.rms_eps};
-}
-
 ORDO_HD ORDO_FORCEINLINE const float* state_of(const problem& p, int i) { return p.h + std::size_t(i) * p.h_stride; }
-
-/// One lane's partial of mix k for every live row i < p.rows (acc[i] starts at +0): the F16
-/// weight is widened once per element and shared by the rows.
-template <class Order, int R>
-ORDO_HD ORDO_FORCEINLINE void accumulate_mix(const problem& p, int k, int lane, const float (&inv)[R], float (&acc)[R]) {
-  const int n = flat_width(p);
-  const std::uint16_t* w = p.fn + std::size_t(k) * std::size_t(n);
-  const order::lane_range range = Order::range(lane, n, 0, n);
-#pragma unroll 1
-  for (int e = range.begin; e < range.end; e += range.step) {
-    const float wk = numeric::f16_to_f32(w[e]);
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      if (i < p.rows) {
-        const float y = rmsnorm::scaled<rmsnorm::weighting::plain>(state_of(p, i)[e], inv[i], nullptr, e);
-        acc[i] = fmaf(wk, y, acc[i]);
-      }
-    }
-  }
-}
+ORDO_HD ORDO_FORCEINLINE const float* mix_of(const problem& p, int i) { return p.mix + std::size_t(i) * p.mix_stride; }
+ORDO_HD ORDO_FORCEINLINE float* split_of(const problem& p, int i) { return p.split + std::size_t(i) * p.split_stride; }
 
 /// mix · scale + base: two roundings, as the reference writes it.
 ORDO_HD ORDO_FORCEINLINE float affine(float mix, float scale, float base) {
@@ -58,7 +27,7 @@ ORDO_HD ORDO_FORCEINLINE float affine(float mix, float scale, float base) {
 /// Σ of four terms left to right, ((t0 + t1) + t2) + t3.
 ORDO_HD ORDO_FORCEINLINE float sum4(float t0, float t1, float t2, float t3) { return ((t0 + t1) + t2) + t3; }
 
-/// The 24 split values of one row from its 24 mixes: pre[a] = σ(mix[a]·s0 + base[a]) + eps,
+/// The 24 split values of a row from its 24 mixes: pre[a] = σ(mix[a]·s0 + base[a]) + eps,
 /// post[a] = 2·σ(mix[4+a]·s1 + base[4+a]), and the Sinkhorn of L[a][b] = mix[8+a+4b]·s2 +
 /// base[8+a+4b]: per column b, softmax over a (max first, e^(L − max), sum a = 0..3) + eps; one
 /// row normalization; then Iters − 1 pairs of column and row normalizations, each dividing by
@@ -105,6 +74,12 @@ ORDO_HD ORDO_FORCEINLINE void head_weights(const float* mix, const float* scale,
   for (int a = 0; a < n_streams; ++a) w[a] = numeric::sigmoid_f32(affine(mix[a], scale[0], base[a])) + eps;
 }
 
+/// Row i's split, from its mixes, into its split row.
+template <int Iters = sinkhorn_iters>
+ORDO_HD ORDO_FORCEINLINE void write_split(const problem& p, int i) {
+  split_from_mix<Iters>(mix_of(p, i), p.scale, p.base, p.hc_eps, split_of(p, i));
+}
+
 /// x[i][j] = Σ_a w[a] · H[a][j] (fmaf from +0, a = 0..3) for j = first, first + step, … (the
 /// element split is free: each element is computed alone).
 ORDO_HD ORDO_FORCEINLINE void write_collapse(const problem& p, int i, const float* w, int first, int step) {
@@ -124,7 +99,7 @@ ORDO_HD ORDO_FORCEINLINE void write_collapse(const problem& p, int i, const floa
 /// written, so h_new may alias h.
 ORDO_HD ORDO_FORCEINLINE void write_post(const problem& p, int i, int first, int step) {
   const float* h = state_of(p, i);
-  const float* s = p.split + std::size_t(i) * p.split_stride;
+  const float* s = split_of(p, i);
   const float* f = p.f + std::size_t(i) * p.f_stride;
   float* out = p.h_new + std::size_t(i) * p.h_new_stride;
   const std::size_t n = std::size_t(p.n_embd);

@@ -1,7 +1,7 @@
 /// Provisional registration of hc (until registry::table<Op> of DESIGN §3a lands): the whole spec
-/// space — every tier × order × stage of op — as named CPU entry points, so the property tests
-/// walk every spec by construction. Wiring into the generic table replaces this file with one
-/// kernels/hc.cpp line.
+/// space — every tier × stage of op — as named CPU entry points, so the property tests walk every
+/// spec by construction. Wiring into the generic table replaces this file with one kernels/hc.cpp
+/// line.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -13,9 +13,8 @@
 namespace ordo::ops::hc {
 
 struct cpu_entry {
-  std::string name;        // "hc.r4.ls32.pre", "hc.r4.post" (post reduces nothing: no order)
+  std::string name;  // "hc.r4.split"
   int tier;
-  std::string_view order;  // "" for post
   stage part;
   void (*run)(const problem&);
 };
@@ -24,23 +23,20 @@ struct cpu_entry {
 inline const std::vector<cpu_entry>& cpu_entries() {
   static const std::vector<cpu_entry> all = [] {
     std::vector<cpu_entry> v;
-    op::for_each_spec([&]<int R, class Order, stage S>() {
-      const std::string_view order = S == stage::post ? std::string_view{} : Order::name;
-      std::string name = std::string(op::name) + ".r" + std::to_string(R) + ".";
-      if (!order.empty()) name += std::string(order) + ".";
-      v.push_back({name + std::string(name_of(S)), R, order, S, &run_cpu<R, Order, S>});
+    op::for_each_spec([&]<int R, stage S>() {
+      v.push_back({std::string(op::name) + ".r" + std::to_string(R) + "." + std::string(name_of(S)), R, S,
+                   &run_cpu<R, S>});
     });
     return v;
   }();
   return all;
 }
 
-/// The entry of the same order and stage at another tier (P1's one-row twin).
-inline const cpu_entry& find_entry(int tier, std::string_view order, stage s) {
+/// The entry of the same stage at another tier (P1's one-row twin).
+inline const cpu_entry& find_entry(int tier, stage s) {
   for (const auto& c : cpu_entries())
-    if (c.tier == tier && c.order == order && c.part == s) return c;
-  throw std::out_of_range("hc: no spec r" + std::to_string(tier) + "." + std::string(order) + "." +
-                          std::string(name_of(s)));
+    if (c.tier == tier && c.part == s) return c;
+  throw std::out_of_range("hc: no spec r" + std::to_string(tier) + "." + std::string(name_of(s)));
 }
 
 }  // namespace ordo::ops::hc

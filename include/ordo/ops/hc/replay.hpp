@@ -1,46 +1,19 @@
-/// The host replay of hc for P2, written from ds4-model.md §3.3 and the Order's definition, not
-/// from the kernel's body: the normalized flat state is rmsnorm's own replay (an independent
-/// implementation of the plain whole-row norm); each mix gives element e to lane owner(e), adds
-/// fn·y in ascending e with fmaf, then the xor butterfly 16, 8, 4, 2, 1; the sigmoids, the
-/// Sinkhorn (as a 4×4 array, columns then rows) and the sums are plain loops over a = 0..3.
-/// It shares no code with body.hpp, so a mistake there (or in Order::range) is a bit mismatch.
+/// The host replay of hc for P2, written from ds4-model.md §3.3, not from the kernel's body: the
+/// sigmoids, the Sinkhorn (as a 4×4 array, softmax columns, then rows, then column/row pairs) and
+/// the sums are plain loops over a, b = 0..3. It shares no code with body.hpp, so a mistake there
+/// shows up as a bit mismatch.
 #pragma once
 #include <math.h>
 
 #include <array>
-#include <cstdint>
-#include <string_view>
 #include <vector>
 
-#include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/hc/problem.hpp"
-#include "ordo/ops/rmsnorm/replay.hpp"
 
 namespace ordo::ops::hc::replay {
 
-/// What one row of pre or head makes.
-struct collapse_result {
-  std::vector<float> x;               // [n_embd]
-  std::array<float, n_pre_mix> split{};  // pre only: pre, post, comb[a + 4b]
-};
-
-/// mix_k of a normalized flat row y under the named order.
-inline float mix(std::string_view order, const std::uint16_t* fn_row, const std::vector<float>& y) {
-  const int n = int(y.size());
-  std::array<float, 32> partial{};
-  for (int e = 0; e < n; ++e) {
-    float& acc = partial[std::size_t(rmsnorm::replay::owner(order, e, n))];
-    acc = fmaf(numeric::f16_to_f32(fn_row[e]), y[std::size_t(e)], acc);
-  }
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    std::array<float, 32> next{};
-    for (int l = 0; l < 32; ++l) next[std::size_t(l)] = partial[std::size_t(l)] + partial[std::size_t(l ^ offset)];
-    partial = next;
-  }
-  return partial[0];
-}
-
+/// σ(mix · scale + base), two roundings before the sigmoid.
 inline float gate(float mix, float scale, float base) { return numeric::sigmoid_f32(mix * scale + base); }
 
 /// The Sinkhorn of §3.3 on L[a][b], `iters` iterations.
@@ -82,32 +55,27 @@ inline std::vector<float> collapse(const float* h, int n_embd, const float* w) {
   return x;
 }
 
-/// One row of pre (`head` false: 24 mixes, split + x_sub) or of the output head (4 mixes, x).
-inline collapse_result collapse_row(std::string_view order, bool head, const float* h, int n_embd,
-                                    const std::uint16_t* fn, const float* scale, const float* base, float rms_eps,
-                                    float hc_eps) {
-  const int n = 4 * n_embd;
-  const std::vector<float> y = rmsnorm::replay::row(order, h, 1, n, nullptr, rms_eps, false).y;
-  const int mixes = head ? n_head_mix : n_pre_mix;
-  std::array<float, n_pre_mix> m{};
-  for (int k = 0; k < mixes; ++k) m[std::size_t(k)] = mix(order, fn + std::size_t(k) * std::size_t(n), y);
-  collapse_result r;
-  float w[4];
-  for (int a = 0; a < 4; ++a) w[a] = gate(m[std::size_t(a)], scale[0], base[a]) + hc_eps;
-  if (!head) {
-    std::array<std::array<float, 4>, 4> L{};
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        L[std::size_t(a)][std::size_t(b)] = m[std::size_t(8 + a + 4 * b)] * scale[2] + base[8 + a + 4 * b];
-    const auto M = sinkhorn(L, sinkhorn_iters, hc_eps);
-    for (int a = 0; a < 4; ++a) {
-      r.split[std::size_t(a)] = w[a];
-      r.split[std::size_t(4 + a)] = 2.0f * gate(m[std::size_t(4 + a)], scale[1], base[4 + a]);
-      for (int b = 0; b < 4; ++b) r.split[std::size_t(8 + a + 4 * b)] = M[std::size_t(a)][std::size_t(b)];
-    }
+/// The split of one row from its 24 mixes: pre, post, comb[a + 4b] = M[a][b].
+inline std::array<float, n_split> split_row(const float* mix, const float* scale, const float* base, float hc_eps) {
+  std::array<std::array<float, 4>, 4> L{};
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) L[std::size_t(a)][std::size_t(b)] = mix[8 + a + 4 * b] * scale[2] + base[8 + a + 4 * b];
+  const auto M = sinkhorn(L, sinkhorn_iters, hc_eps);
+  std::array<float, n_split> r{};
+  for (int a = 0; a < 4; ++a) {
+    r[std::size_t(a)] = gate(mix[a], scale[0], base[a]) + hc_eps;
+    r[std::size_t(4 + a)] = 2.0f * gate(mix[4 + a], scale[1], base[4 + a]);
+    for (int b = 0; b < 4; ++b) r[std::size_t(8 + a + 4 * b)] = M[std::size_t(a)][std::size_t(b)];
   }
-  r.x = collapse(h, n_embd, w);
   return r;
+}
+
+/// The output head of one row: weights from its 4 mixes, then the collapse.
+inline std::vector<float> head_row(const float* mix, const float* scale, const float* base, float hc_eps, const float* h,
+                                   int n_embd) {
+  float w[4];
+  for (int a = 0; a < 4; ++a) w[a] = gate(mix[a], scale[0], base[a]) + hc_eps;
+  return collapse(h, n_embd, w);
 }
 
 /// One row of post: H_new[a][j] = (Σ_b M[a][b] · H_old[b][j]) + post[a] · f[j], fmaf throughout.

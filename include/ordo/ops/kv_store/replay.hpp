@@ -41,19 +41,27 @@ inline double nearest_f16(double x) {
   return std::copysign(r > 65504.0 ? std::numeric_limits<double>::infinity() : r, x);
 }
 
-/// The values one row stores (F16-representable doubles), dims 0..head_dim−1.
-inline std::vector<double> row(const float* kv, int head_dim, int n_rope_free) {
-  std::vector<double> out(static_cast<std::size_t>(head_dim));
-  for (int b0 = 0; b0 < n_rope_free; b0 += fp8_block) {
-    const int b1 = std::min(b0 + fp8_block, n_rope_free);
+/// The FP8 round trip (§3.4.4) of x[0..n) in blocks of 64: exact values (each a float).
+inline std::vector<double> fp8_values(const float* x, int n) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (int b0 = 0; b0 < n; b0 += fp8_block) {
+    const int b1 = std::min(b0 + fp8_block, n);
     double amax = 1e-4;  // the reference's floor, in double
-    for (int e = b0; e < b1; ++e) amax = std::max(amax, std::fabs(double(kv[e])));
+    for (int e = b0; e < b1; ++e) amax = std::max(amax, std::fabs(double(x[e])));
     int k = 0;
     const double m = std::frexp(amax / 448.0, &k);  // amax/448 = m·2^k, m in [0.5, 1)
     const double scale = std::ldexp(1.0, m == 0.5 ? k - 1 : k);
     for (int e = b0; e < b1; ++e)
-      out[std::size_t(e)] = nearest_f16(nearest_e4m3(std::clamp(double(kv[e]) / scale, -448.0, 448.0)) * scale);
+      out[std::size_t(e)] = nearest_e4m3(std::clamp(double(x[e]) / scale, -448.0, 448.0)) * scale;
   }
+  return out;
+}
+
+/// The values one row stores (F16-representable doubles), dims 0..head_dim−1.
+inline std::vector<double> row(const float* kv, int head_dim, int n_rope_free) {
+  std::vector<double> out = fp8_values(kv, n_rope_free);
+  out.resize(static_cast<std::size_t>(head_dim));
+  for (int e = 0; e < n_rope_free; ++e) out[std::size_t(e)] = nearest_f16(out[std::size_t(e)]);
   for (int e = n_rope_free; e < head_dim; ++e) out[std::size_t(e)] = nearest_f16(kv[e]);
   return out;
 }

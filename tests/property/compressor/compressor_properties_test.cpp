@@ -223,47 +223,43 @@ int emit_p2_catches(ratio g, const emit_runner& mutant) {
   return caught;
 }
 
-// Mutation check of the ratio-4 overlap: lane A read from the current window (rows p − 3..p,
-// columns 0..d − 1) instead of the previous one.
+/// Runs the real emit on a copy of p's ring in which, for every position q in [lo, hi], the first
+/// `cols` floats of q's kv and score rows come from position source(q): a ring read as a mutant
+/// kernel would read it.
+template <class Source>
+void emit_on_remapped_ring(const emit_entry& e, const emit_problem& p, std::int64_t lo, std::int64_t hi, std::size_t cols,
+                           Source source) {
+  const std::size_t n = std::size_t(p.ring_rows) * p.ring_stride;
+  std::vector<float> kv(p.kv_ring, p.kv_ring + n), sc(p.score_ring, p.score_ring + n);
+  for (std::int64_t q = lo; q <= hi; ++q) {
+    const std::size_t to = std::size_t(ordo::ops::compressor::slot_of(q, p.ring_rows)) * p.ring_stride;
+    const std::size_t from = std::size_t(ordo::ops::compressor::slot_of(source(q), p.ring_rows)) * p.ring_stride;
+    std::copy_n(p.kv_ring + from, cols, kv.begin() + std::ptrdiff_t(to));
+    std::copy_n(p.score_ring + from, cols, sc.begin() + std::ptrdiff_t(to));
+  }
+  emit_problem q = p;
+  q.kv_ring = kv.data();
+  q.score_ring = sc.data();
+  e.run(q);
+}
+
+// Mutation check of the ratio-4 overlap: lane A (columns 0..d − 1) read from the current window's
+// rows p − 3..p instead of the previous window's p − 7..p − 4.
 TEST(CompressorProperties, MutationNoOverlapIsCaughtByP2) {
   const emit_runner mutant = [](const emit_entry& e, const emit_problem& p) {
-    // Shifting the ring by one window moves lane A's rows p − 7..p − 4 onto p − 3..p; lane B's reads
-    // (column offset d) are then taken from the row after (p + 1..p + 4): restore them by
-    // running the real emit on a copy whose columns d.. come from the unshifted rows.
-    const std::size_t rows = std::size_t(p.ring_rows);
-    std::vector<float> kv(p.kv_ring, p.kv_ring + rows * p.ring_stride), sc(p.score_ring, p.score_ring + rows * p.ring_stride);
-    for (std::int64_t q = p.position - 7; q <= p.position - 4; ++q) {
-      const std::size_t to = std::size_t(ordo::ops::compressor::slot_of(q, p.ring_rows)) * p.ring_stride;
-      const std::size_t from = std::size_t(ordo::ops::compressor::slot_of(q + 4, p.ring_rows)) * p.ring_stride;
-      for (int j = 0; j < p.d; ++j) kv[to + std::size_t(j)] = p.kv_ring[from + std::size_t(j)], sc[to + std::size_t(j)] = p.score_ring[from + std::size_t(j)];
-    }
-    emit_problem q = p;
-    q.kv_ring = kv.data();
-    q.score_ring = sc.data();
-    e.run(q);
+    emit_on_remapped_ring(e, p, p.position - 7, p.position - 4, std::size_t(p.d), [](std::int64_t q) { return q + 4; });
   };
   const int caught = emit_p2_catches(ratio::r4, mutant);
   std::printf("mutation compressor overlap: P2 caught %d of 10\n", caught);
   EXPECT_EQ(caught, 10);
 }
 
-// Mutation check of the pooling order: den and num summed over the window in reverse entry order.
+// Mutation check of the pooling order: den and num summed over the window in reverse entry order
+// (the window's rows reversed).
 TEST(CompressorProperties, MutationPoolingOrderIsCaughtByP2) {
   const emit_runner mutant = [](const emit_entry& e, const emit_problem& p) {
-    // Reversing the window's rows in a copy of the ring reverses the entry order of both lanes.
-    const std::size_t rows = std::size_t(p.ring_rows);
-    std::vector<float> kv(p.kv_ring, p.kv_ring + rows * p.ring_stride), sc(p.score_ring, p.score_ring + rows * p.ring_stride);
-    const int r = ratio_of(e.geometry);
-    const std::int64_t lo = p.position - r + 1;
-    for (std::int64_t t = 0; t < r; ++t) {
-      const std::size_t to = std::size_t(ordo::ops::compressor::slot_of(lo + t, p.ring_rows)) * p.ring_stride;
-      const std::size_t from = std::size_t(ordo::ops::compressor::slot_of(p.position - t, p.ring_rows)) * p.ring_stride;
-      for (std::size_t j = 0; j < p.ring_stride; ++j) kv[to + j] = p.kv_ring[from + j], sc[to + j] = p.score_ring[from + j];
-    }
-    emit_problem q = p;
-    q.kv_ring = kv.data();
-    q.score_ring = sc.data();
-    e.run(q);
+    const std::int64_t lo = p.position - ratio_of(e.geometry) + 1, hi = p.position;
+    emit_on_remapped_ring(e, p, lo, hi, p.ring_stride, [&](std::int64_t q) { return lo + hi - q; });
   };
   const int caught = emit_p2_catches(ratio::r128, mutant);
   std::printf("mutation compressor pooling order: P2 caught %d of 10\n", caught);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ordo/model/ds4_model_view.hpp"
-#include "ordo/quant/formats.hpp"
+#include "ordo/quant/dequant_row.hpp"
 
 namespace ordo::eval {
 
@@ -13,30 +13,15 @@ namespace {
 
 using tensor = gguf::tensor_info;
 
-template <class F>
-bool dequant_as(const tensor& t, std::vector<float>& out) {
-  if (static_cast<uint32_t>(t.type) != F::ggml_type) return false;
-  const uint64_t n = t.elements();
-  out.resize(n);
-  const auto* blocks = reinterpret_cast<const typename F::block*>(t.data);
-  for (uint64_t b = 0; b < n / F::block_elems; ++b) {
-    typename F::block blk;
-    std::memcpy(&blk, blocks + b, sizeof blk);  // mapping offsets need not be block-aligned
-    F::dequant(blk, out.data() + b * F::block_elems);
+std::vector<float> dequant(const tensor& t) {
+  std::vector<float> out(t.elements());
+  try {
+    quant::dequant_row(static_cast<uint32_t>(t.type), t.data, out.data(), out.size());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(t.name + ": the reference cannot read it: " + e.what());
   }
-  return true;
-}
-
-template <class... Fs>
-std::vector<float> dequant_any(const tensor& t, meta::type_list<Fs...>) {
-  std::vector<float> out;
-  if (!(dequant_as<Fs>(t, out) || ...))
-    throw std::runtime_error(t.name + ": ggml type " + std::to_string(static_cast<uint32_t>(t.type)) +
-                             " cannot be dequantized by the reference");
   return out;
 }
-
-std::vector<float> dequant(const tensor& t) { return dequant_any(t, quant::all_formats{}); }
 
 /// A 2-D tensor [ne0, ne1] as the matrix [ne1 rows, ne0 cols]; a 1-D tensor as one row.
 ref::mat to_mat(const tensor* t, const std::string& what) {

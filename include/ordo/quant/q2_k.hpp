@@ -89,12 +89,7 @@ struct q2_k : integer_dot<q2_k> {  // dot_int, dot_block: int_dot.hpp
   /// scale bytes and codes uniform.
   template <class Rng>
   static block random_block(Rng& rng, float scale) {
-    block b{};
-    b.d = numeric::f32_to_f16(scale / 45.0f * uniform_half_to_one(rng));
-    b.dmin = numeric::f32_to_f16(scale / 30.0f * uniform01(rng));
-    detail::random_bytes(rng, b.scales, sizeof b.scales);
-    detail::random_bytes(rng, b.qs, sizeof b.qs);
-    return b;
+    return detail::random_scaled_min_block<block>(rng, scale, 45.0f, 30.0f);
   }
   /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
   static constexpr float random_block_gain = 2.4f;

@@ -104,12 +104,7 @@ struct q4_k : integer_dot<q4_k> {  // dot_int, dot_block: int_dot.hpp
   /// all 12 scale bytes, so every 6-bit scale and min, and all codes uniform.
   template <class Rng>
   static block random_block(Rng& rng, float scale) {
-    block b{};
-    b.d = numeric::f32_to_f16(scale / 945.0f * uniform_half_to_one(rng));
-    b.dmin = numeric::f32_to_f16(scale / 126.0f * uniform01(rng));
-    detail::random_bytes(rng, b.scales, sizeof b.scales);
-    detail::random_bytes(rng, b.qs, sizeof b.qs);
-    return b;
+    return detail::random_scaled_min_block<block>(rng, scale, 945.0f, 126.0f);
   }
   /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
   static constexpr float random_block_gain = 2.7f;

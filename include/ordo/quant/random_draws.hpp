@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ordo/numeric/conversions.hpp"
+
 namespace ordo::quant {
 
 /// splitmix64 (Steele, Lea, Flood 2014): small, fast, and good enough for test data.
@@ -45,6 +47,18 @@ void random_bytes(Rng& rng, void* dst, std::size_t n) {
 }
 /// floor(log2 x) for a positive normal float, from its exponent bits.
 inline int floor_log2(float x) { return static_cast<int>((__builtin_bit_cast(std::uint32_t, x) >> 23) & 0xffu) - 127; }
+/// A K-quant block with a per-sub-block min (Q2_K, Q4_K: {f16 d, f16 dmin, scales[], qs[]}):
+/// d = f16(scale/d_div · h), h uniform on the 2^-24 grid of [0.5, 1); dmin = f16(scale/m_div · u01);
+/// every scale byte and code uniform. Draws in that order.
+template <class Block, class Rng>
+Block random_scaled_min_block(Rng& rng, float scale, float d_div, float m_div) {
+  Block b{};
+  b.d = numeric::f32_to_f16(scale / d_div * uniform_half_to_one(rng));
+  b.dmin = numeric::f32_to_f16(scale / m_div * uniform01(rng));
+  random_bytes(rng, b.scales, sizeof b.scales);
+  random_bytes(rng, b.qs, sizeof b.qs);
+  return b;
+}
 }  // namespace detail
 
 }  // namespace ordo::quant

@@ -12,17 +12,18 @@ namespace ordo::ops::sampling {
 inline constexpr int workers_per_row = 256;
 static_assert(workers_per_row == chunks_per_row, "the GPU kernel gives each thread one chunk");
 
-/// sample_row's Reducer on the host: every chunk in turn.
+/// sample_row's Reducer on the host: every chunk in turn (ORDO_HD only because GPU TUs instantiate
+/// the CPU entry list too, and sample_row is ORDO_HD).
 struct sequential_chunks {
   float floats_[chunks_per_row];
   int ints_[chunks_per_row];
   template <class Fn>
-  const float* floats(Fn fn) {
+  ORDO_HD const float* floats(Fn fn) {
     for (int c = 0; c < chunks_per_row; ++c) floats_[c] = fn(c);
     return floats_;
   }
   template <class Fn>
-  const int* ints(Fn fn) {
+  ORDO_HD const int* ints(Fn fn) {
     for (int c = 0; c < chunks_per_row; ++c) ints_[c] = fn(c);
     return ints_;
   }

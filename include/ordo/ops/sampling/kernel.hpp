@@ -31,21 +31,20 @@ struct cta_chunks {
   int thread;
   template <class Fn>
   ORDO_HD const float* floats(Fn fn) {
-#if defined(ORDO_DEVICE_PASS)
-    __syncthreads();
-    floats_[thread] = fn(thread);
-    __syncthreads();
-#endif
-    return floats_;
+    return fill(floats_, fn);
   }
   template <class Fn>
   ORDO_HD const int* ints(Fn fn) {
+    return fill(ints_, fn);
+  }
+  template <class T, class Fn>
+  ORDO_HD const T* fill(T* chunk_values, Fn fn) {
 #if defined(ORDO_DEVICE_PASS)
     __syncthreads();
-    ints_[thread] = fn(thread);
+    chunk_values[thread] = fn(thread);
     __syncthreads();
 #endif
-    return ints_;
+    return chunk_values;
   }
 };
 

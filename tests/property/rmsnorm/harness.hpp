@@ -66,9 +66,14 @@ struct harness<ops::rmsnorm::op> {
     }
     return make(heads, dim, pool, *rc::gen::resize(100, rc::gen::arbitrary<std::uint64_t>()));
   }
-  /// P5's cases: 8 heads of 1024, magnitudes within one octave each way, where every lane's
-  /// partial sum carries rounding error of its own order.
-  static data tail_data(const entry&, int pool, std::uint64_t seed) { return make(8, 1024, pool, seed, 1); }
+  /// P5's cases: 4 heads of 8192, magnitudes in [1, 2): 256 squares of one size per lane, so
+  /// each lane's partial sum carries rounding error of its own order. Σx² has only positive terms
+  /// and rsqrt halves a relative difference, so two orders change fewer outputs than a signed dot
+  /// product would: about a quarter here (22–28 %, the q8 blocks less often than the floats), one
+  /// head in six on the property data's mixed magnitudes. P5 asks for a tenth, the bar of the
+  /// rmsnorm P5 check before the generic drivers.
+  static data tail_data(const entry&, int pool, std::uint64_t seed) { return make(4, 8192, pool, seed, 0); }
+  static constexpr double p5_min_differing = 0.10;
 
   static layout tight_layout() { return {0, 0, 0, false}; }
   static layout draw_padded_layout() {

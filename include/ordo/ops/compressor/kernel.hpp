@@ -3,13 +3,13 @@
 /// four phases of body.hpp with a warp barrier between them; the norm's partials combine by the
 /// Order's xor butterfly. Nothing depends on the grid or the device.
 #pragma once
-#include "ordo/order/combine.hpp"
 #include <vector>
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/ops/compressor/body.hpp"
 #include "ordo/ops/compressor/compressor.hpp"
+#include "ordo/order/combine.hpp"
 
 namespace ordo::ops::compressor {
 

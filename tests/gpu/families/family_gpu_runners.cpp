@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/ops/attention/kernel.hpp"
 #include "ordo/ops/rmsnorm/kernel.hpp"
 #include "ordo/ops/rope/kernel.hpp"
 #include "ordo/ops/router/kernel.hpp"
@@ -95,6 +96,21 @@ void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p
   launcher_of(ops::sampling::cpu_entries(), e, ops::sampling::gpu_launcher_table())(q, nullptr);
   gpu::synchronize();
   tokens.back();
+}
+
+void attention(const ops::attention::cpu_entry& e, const ops::attention::problem& p) {
+  const std::size_t rows = std::size_t(e.tier);
+  mirror<const float> q(p.q, rows * p.q_stride), kv(p.kv, std::size_t(p.n_kv) * p.kv_stride), sinks(p.sinks, std::size_t(p.n_heads));
+  // The harness's gather buffer has one entry past the last row; its workspace one guard float.
+  mirror<const std::int32_t> gather(p.gather, rows * p.gather_stride + 1), n_listed(p.n_listed, rows);
+  mirror<float> out(p.out, rows * p.out_stride), workspace(p.workspace, e.workspace(p) + 1);
+  auto d = p;
+  d.q = q.get(), d.kv = kv.get(), d.sinks = sinks.get(), d.gather = gather.get(), d.n_listed = n_listed.get();
+  d.out = out.get(), d.workspace = workspace.get();
+  launcher_of(ops::attention::cpu_entries(), e, ops::attention::gpu_launcher_table())(d, nullptr);
+  gpu::synchronize();
+  out.back();
+  workspace.back();
 }
 
 }  // namespace ordo::test::gpu_runners

@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "ordo/ops/attention/entries.hpp"
 #include "ordo/ops/rmsnorm/entries.hpp"
 #include "ordo/ops/rope/entries.hpp"
 #include "ordo/ops/router/entries.hpp"
@@ -19,5 +20,6 @@ void rmsnorm(const ops::rmsnorm::cpu_entry& e, const ops::rmsnorm::problem& p);
 void rope(const ops::rope::cpu_entry& e, const ops::rope::problem& p);
 void router(const ops::router::cpu_entry& e, const ops::router::problem& p);
 void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p);
+void attention(const ops::attention::cpu_entry& e, const ops::attention::problem& p);
 
 }  // namespace ordo::test::gpu_runners

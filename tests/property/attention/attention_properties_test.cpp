@@ -40,6 +40,27 @@ bool equals_replay(const cpu_entry& e, const attn_case& c, const std::vector<int
 
 TEST(AttentionProperties, SpaceHasEveryTierOrderVisibilityAndSchedule) { EXPECT_EQ(cpu_entries().size(), 9u * 2u * 2u * 2u); }
 
+// What the lanes cannot hold, or the tier cannot take, is refused before any launch.
+TEST(AttentionProperties, ValidRefusesShapesOutsideTheSpec) {
+  using ordo::ops::attention::valid;
+  float ws = 0;
+  const std::int32_t listed = 0;
+  const problem ok{nullptr, 512, nullptr, 512, 1, nullptr, 4, &listed, 4, nullptr, 1.0f, nullptr, 512, &ws, 1, 512, 2};
+  EXPECT_TRUE((valid<2, schedule::whole>(ok)));
+  EXPECT_TRUE((valid<2, schedule::split>(ok)));
+  EXPECT_FALSE((valid<1, schedule::whole>(ok))) << "2 rows on a one-row tier";
+  auto wide = ok;
+  wide.head_dim = 544, wide.q_stride = wide.out_stride = wide.kv_stride = 544;
+  EXPECT_FALSE((valid<2, schedule::whole>(wide))) << "head_dim past max_head_dim";
+  auto short_list = ok;
+  short_list.gather_stride = 3;
+  EXPECT_FALSE((valid<2, schedule::whole>(short_list))) << "gather_stride < max_listed";
+  auto no_workspace = ok;
+  no_workspace.workspace = nullptr;
+  EXPECT_TRUE((valid<2, schedule::whole>(no_workspace)));
+  EXPECT_FALSE((valid<2, schedule::split>(no_workspace)));
+}
+
 TEST(AttentionProperties, P1RowOrderEquivalence) {
   check_every_spec(cpu_entries(), "P1", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
@@ -83,31 +104,34 @@ TEST(AttentionProperties, P4PaddingInvisibleAndUnusedRowsNeverLeak) {
   });
 }
 
-// Split-KV is the whole schedule's arithmetic: bit-identical on every spec, with extra chunks.
-TEST(AttentionProperties, SplitScheduleEqualsWholeBits) {
-  std::vector<cpu_entry> split;
+/// For every spec `keep` selects, its bits equal those of `twin_of(spec)` on the same runs
+/// (`extra_chunks`: a longer max_listed, so the split grid has chunks past every list).
+template <class Keep, class Twin>
+void check_twin_bits(const char* property, Keep keep, Twin twin_of, bool extra_chunks) {
+  std::vector<cpu_entry> kept;
   for (const auto& e : cpu_entries())
-    if (e.runs == schedule::split) split.push_back(e);
-  check_every_spec(split, "split==whole", [](const cpu_entry& e) {
+    if (keep(e)) kept.push_back(e);
+  check_every_spec(kept, property, [&](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
-    const auto c = gen_case(e, n);
-    const layout l{0, 0, 0, 0, *rc::gen::inRange(0, 2 * e.chunk)};
-    const auto a = run(e, c, first_rows(n), l), b = run(find_entry(e.tier, e.order, e.sees, schedule::whole), c, first_rows(n), l);
+    const auto c = gen_case(e, n);  // a direct spec's case has no invisible entry
+    const layout l{0, 0, 0, 0, extra_chunks ? *rc::gen::inRange(0, 2 * e.chunk) : 0};
+    const auto a = run(e, c, first_rows(n), l), b = run(twin_of(e), c, first_rows(n), l);
     for (int s = 0; s < n; ++s) RC_ASSERT(same_bits(a.y[std::size_t(s)], b.y[std::size_t(s)]));
   });
 }
 
+// Split-KV is the whole schedule's arithmetic: bit-identical on every spec, with extra chunks.
+TEST(AttentionProperties, SplitScheduleEqualsWholeBits) {
+  check_twin_bits(
+      "split==whole", [](const cpu_entry& e) { return e.runs == schedule::split; },
+      [](const cpu_entry& e) -> const cpu_entry& { return find_entry(e.tier, e.order, e.sees, schedule::whole); }, true);
+}
+
 // Where every entry is visible, the direct kernels (no visibility check) give the general bits.
 TEST(AttentionProperties, DirectVisibilityEqualsGeneralBits) {
-  std::vector<cpu_entry> direct;
-  for (const auto& e : cpu_entries())
-    if (e.sees == visibility::direct) direct.push_back(e);
-  check_every_spec(direct, "direct==general", [](const cpu_entry& e) {
-    const int n = gen_rows(e.tier);
-    const auto c = gen_case(e, n);  // a direct spec's case has no invisible entry
-    const auto a = run(e, c, first_rows(n)), b = run(find_entry(e.tier, e.order, visibility::general, e.runs), c, first_rows(n));
-    for (int s = 0; s < n; ++s) RC_ASSERT(same_bits(a.y[std::size_t(s)], b.y[std::size_t(s)]));
-  });
+  check_twin_bits(
+      "direct==general", [](const cpu_entry& e) { return e.sees == visibility::direct; },
+      [](const cpu_entry& e) -> const cpu_entry& { return find_entry(e.tier, e.order, visibility::general, e.runs); }, false);
 }
 
 // An invisible entry is excluded entirely: the general spec's output is the replay of the list

@@ -8,27 +8,19 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <vector>
 
 #include "op_test_inputs.hpp"
+#include "ordo/ops/indexer/replay.hpp"
 #include "ordo/ops/indexer/select_cpu.hpp"
 
 namespace {
 
 using namespace ordo::ops::indexer;
 
+/// The independent replay (ops/indexer/replay.hpp): a stable sort, the first k, ascending.
 std::vector<std::int32_t> replay_top_k(const std::vector<float>& s, int k) {
-  std::vector<std::int32_t> ids(s.size());
-  std::iota(ids.begin(), ids.end(), 0);
-  std::stable_sort(ids.begin(), ids.end(), [&](std::int32_t a, std::int32_t b) {
-    const float x = s[std::size_t(a)], y = s[std::size_t(b)];
-    if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
-    return x > y;
-  });
-  ids.resize(std::min(ids.size(), std::size_t(k)));
-  std::sort(ids.begin(), ids.end());
-  return ids;
+  return ordo::ops::indexer::replay::top_k(s.data(), int(s.size()), k);
 }
 
 /// Scores of mixed magnitude and sign; with `ties`, a third copy another score (and some ±0, NaN).

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ordo/ops/attention/entries.hpp"
+#include "ordo/ops/indexer/entries.hpp"
 #include "ordo/ops/rmsnorm/entries.hpp"
 #include "ordo/ops/rope/entries.hpp"
 #include "ordo/ops/router/entries.hpp"
@@ -21,5 +22,6 @@ void rope(const ops::rope::cpu_entry& e, const ops::rope::problem& p);
 void router(const ops::router::cpu_entry& e, const ops::router::problem& p);
 void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p);
 void attention(const ops::attention::cpu_entry& e, const ops::attention::problem& p);
+void indexer(const ops::indexer::cpu_entry& e, const ops::indexer::problem& p);
 
 }  // namespace ordo::test::gpu_runners

@@ -68,6 +68,9 @@ ORDO_HD ORDO_FORCEINLINE int row_chunks(const problem& p, int i) {
 }
 
 /// The max logit of chunk c's visible entries (−inf when it has none).
+#if defined(ORDO_GPU_CUDA)
+#pragma nv_exec_check_disable  // the CPU executor passes host callables; the kernels device ones
+#endif
 template <class Order, visibility V, class Logit>
 ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, Logit&& logit_of) {
   const float* q = query_head(p, i, h);
@@ -80,6 +83,9 @@ ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, 
 
 /// Chunk c's den_c (returned, from +0) and its acc_c (through `accumulate`, which the caller
 /// zeroes first), over its visible entries in list order, with the head's max m.
+#if defined(ORDO_GPU_CUDA)
+#pragma nv_exec_check_disable  // the CPU executor passes host callables; the kernels device ones
+#endif
 template <class Order, visibility V, class Logit, class Accumulate>
 ORDO_HD ORDO_FORCEINLINE float chunk_sums(const problem& p, int i, int h, int c, float m, Logit&& logit_of,
                                           Accumulate&& accumulate) {

@@ -10,6 +10,7 @@
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/math.hpp"
+#include "ordo/ops/attention/body.hpp"
 #include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/indexer/select.hpp"
 
@@ -60,15 +61,9 @@ ORDO_HD ORDO_FORCEINLINE void hadamard_fp4_head(const float* in, float* out, int
   }
 }
 
-/// One lane's partial q·key under the Order's dot order, fmaf from +0.
-template <class Order>
-ORDO_HD ORDO_FORCEINLINE float lane_dot(const float* q, const float* key, int n, int lane) {
-  const order::lane_range r = Order::dot_order::range(lane, n, 0, n);
-  float acc = 0.0f;
-#pragma unroll 1
-  for (int d = r.begin; d < r.end; d += r.step) acc = fmaf(q[d], key[d], acc);
-  return acc;
-}
+/// One lane's partial q·key under the Order's dot order, fmaf from +0: attention's (the same
+/// definition: its dims in ascending order).
+using attention::lane_dot;
 
 /// Row i's transformed head h (the workspace the prepare phase writes).
 ORDO_HD ORDO_FORCEINLINE float* fp4_head(const problem& p, int i, int h) {
@@ -83,6 +78,9 @@ ORDO_HD ORDO_FORCEINLINE void prepare_head(const problem& p, int i, int h) {
 
 /// score[c] of row i: relu of each head's dot (a NaN dot counts as 0), × w_h·weight_scale, summed
 /// h ascending by fmaf from +0.
+#if defined(ORDO_GPU_CUDA)
+#pragma nv_exec_check_disable  // the CPU executor passes host callables; the kernels device ones
+#endif
 template <class Dot>
 ORDO_HD ORDO_FORCEINLINE float key_score(const problem& p, int i, int c, Dot&& dot_of) {
   const float* key = p.keys + std::size_t(c) * p.key_stride;

@@ -4,7 +4,9 @@
 /// every lane in the same order), then the selection: one warp per row (flat), or a warp per
 /// (row, block) for the block survivors and one per row for the rounds over them (hierarchical).
 /// A round combines the lanes' proposals with an xor butterfly under ranks_before — exact in any
-/// tree, a strict total order. Nothing depends on R, the grid or the device.
+/// tree, a strict total order. Nothing depends on R, the grid or the device. Every kernel is a
+/// template (on R where nothing else varies), so a header included by several TUs stays one
+/// definition.
 #pragma once
 #include <vector>
 
@@ -67,6 +69,7 @@ struct warp_dot {
 };
 #endif
 
+template <int R>
 ORDO_GLOBAL void __launch_bounds__(64) indexer_prepare_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   const int h = int(blockIdx.x) * 64 + int(threadIdx.x), i = int(blockIdx.y);
@@ -89,6 +92,7 @@ ORDO_GLOBAL void __launch_bounds__(warps_per_cta * 32) indexer_scores_kernel(pro
 }
 
 /// Flat: the rounds over row blockIdx.x's visible keys, then lane 0 writes the selection.
+template <int R>
 ORDO_GLOBAL void __launch_bounds__(32) indexer_select_flat_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   const int lane = int(threadIdx.x), i = int(blockIdx.x);
@@ -103,6 +107,7 @@ ORDO_GLOBAL void __launch_bounds__(32) indexer_select_flat_kernel(problem p) {
 
 /// Hierarchical stage 1: block blockIdx.x of row blockIdx.y keeps its survivors (ascending ids)
 /// in its top_k slots of the workspace, −1 after them.
+template <int R>
 ORDO_GLOBAL void __launch_bounds__(32) indexer_block_survivors_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   const int lane = int(threadIdx.x), b = int(blockIdx.x), i = int(blockIdx.y);
@@ -123,6 +128,7 @@ ORDO_GLOBAL void __launch_bounds__(32) indexer_block_survivors_kernel(problem p)
 }
 
 /// Hierarchical stage 2: lane 0 compacts row blockIdx.x's survivors, then the rounds over them.
+template <int R>
 ORDO_GLOBAL void __launch_bounds__(32) indexer_select_survivors_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   const int lane = int(threadIdx.x), i = int(blockIdx.x);
@@ -148,7 +154,7 @@ ORDO_GLOBAL void __launch_bounds__(32) indexer_select_survivors_kernel(problem p
 template <int R, class Order, selector S>
 void launch_gpu(const problem& p, gpu::stream_t stream) {
   const auto s = gpu::native(stream);
-  indexer_prepare_kernel<<<dim3(unsigned((p.n_heads + 63) / 64), unsigned(p.rows)), 64, 0, s>>>(p);
+  indexer_prepare_kernel<R><<<dim3(unsigned((p.n_heads + 63) / 64), unsigned(p.rows)), 64, 0, s>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
   if (p.n_keys > 0) {
     indexer_scores_kernel<Order><<<dim3(unsigned((p.n_keys + warps_per_cta - 1) / warps_per_cta), unsigned(p.rows)),
@@ -156,14 +162,14 @@ void launch_gpu(const problem& p, gpu::stream_t stream) {
     ORDO_GPU_CHECK_LAUNCH();
   }
   if constexpr (S == selector::flat) {
-    indexer_select_flat_kernel<<<unsigned(p.rows), 32, 0, s>>>(p);
+    indexer_select_flat_kernel<R><<<unsigned(p.rows), 32, 0, s>>>(p);
   } else {
     if (p.n_keys > 0) {
       const unsigned blocks = unsigned((p.n_keys + hierarchical_block - 1) / hierarchical_block);
-      indexer_block_survivors_kernel<<<dim3(blocks, unsigned(p.rows)), 32, 0, s>>>(p);
+      indexer_block_survivors_kernel<R><<<dim3(blocks, unsigned(p.rows)), 32, 0, s>>>(p);
       ORDO_GPU_CHECK_LAUNCH();
     }
-    indexer_select_survivors_kernel<<<unsigned(p.rows), 32, 0, s>>>(p);
+    indexer_select_survivors_kernel<R><<<unsigned(p.rows), 32, 0, s>>>(p);
   }
   ORDO_GPU_CHECK_LAUNCH();
 }

@@ -1,4 +1,5 @@
-// qmv specializations of format iq2_xxs: every tier and order of the build's space (registry/qmv_space.hpp).
-#include "ordo/registry/qmv_instantiate.hpp"
+// qmv specs of format iq2_xxs: every tier and order the preset's space has for it (ops/qmv/qmv.hpp).
+#include "ordo/ops/qmv/qmv.hpp"
+#include "ordo/registry/instantiate.hpp"
 
-ORDO_INSTANTIATE_QMV_FORMAT(iq2_xxs);
+ORDO_INSTANTIATE(qmv_iq2_xxs, ops::qmv::op, quant::iq2_xxs);

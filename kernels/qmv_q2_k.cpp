@@ -1,4 +1,5 @@
-// qmv specializations of format q2_k: every tier and order of the build's space (registry/qmv_space.hpp).
-#include "ordo/registry/qmv_instantiate.hpp"
+// qmv specs of format q2_k: every tier and order the preset's space has for it (ops/qmv/qmv.hpp).
+#include "ordo/ops/qmv/qmv.hpp"
+#include "ordo/registry/instantiate.hpp"
 
-ORDO_INSTANTIATE_QMV_FORMAT(q2_k);
+ORDO_INSTANTIATE(qmv_q2_k, ops::qmv::op, quant::q2_k);

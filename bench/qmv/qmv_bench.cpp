@@ -27,7 +27,7 @@
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/random_block.hpp"
-#include "ordo/registry/qmv_registry.hpp"
+#include "ordo/registry/all_ops.hpp"
 
 namespace {
 
@@ -220,8 +220,9 @@ int main(int argc, char** argv) {
     for (int c = 0; c < copies; ++c) gpu::copy_to_device(w.data() + std::size_t(c) * w_bytes, host.data(), w_bytes);
 
     for (int tier : tiers) {
-      const auto& e = registry::find_qmv(s.format, tier, "ls32");
-      const auto& qe = registry::find_quantize(e.activation);
+      const auto& e = registry::find_axes<ops::qmv::op>(s.format, "r" + std::to_string(tier), "ls32");
+      const auto& quantize = registry::find_axes<ops::quantize_rows::op>(e.info.activation);
+      const auto& qe = quantize.info;
       // activations: tier rows of k floats, quantized on the device by the shipped quantizer
       quant::splitmix64 rng{99};
       std::vector<float> x(std::size_t(tier) * std::size_t(s.k));
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
       dx.upload(x.data(), x.size());
       const std::size_t act_row_bytes = std::size_t(s.k / qe.block_elems) * std::size_t(qe.block_bytes);
       gpu::device_buffer<std::byte> acts(act_row_bytes * std::size_t(tier));
-      qe.launch_gpu({dx.data(), std::size_t(s.k), acts.data(), act_row_bytes, s.k, tier}, nullptr);
+      quantize.launch_gpu({dx.data(), std::size_t(s.k), acts.data(), act_row_bytes, s.k, tier}, nullptr);
       gpu::device_buffer<float> out(std::size_t(s.n_out) * std::size_t(tier));
       ops::qmv::problem p{w.data(), w_bytes / std::size_t(s.n_out), acts.data(), act_row_bytes, out.data(),
                           std::size_t(s.n_out), s.n_out, s.k, tier};

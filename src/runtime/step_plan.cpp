@@ -27,14 +27,13 @@ std::string format_name(gguf::ggml_type t) {
 qmv_call resolve(const weight_view& w, int tier, std::string_view order) {
   qmv_call c;
   c.weight = &w;
-  const registry::spec_name spec = registry::make_spec_name("qmv", format_name(w.format), tier, order);
-  c.entry = &registry::find_qmv(spec.view());
-  c.quantize = &registry::find_quantize(c.entry->activation);
+  c.entry = &registry::find_axes<ops::qmv::op>(format_name(w.format), "r" + std::to_string(tier), order);
+  c.quantize = &registry::find_axes<ops::quantize_rows::op>(c.entry->info.activation);
   // can_run: the reduction must be whole activation blocks (q8_k: 256, q8_32 / act_f32: 32).
-  if (w.cols % uint64_t(c.quantize->block_elems) != 0)
+  if (w.cols % uint64_t(c.quantize->info.block_elems) != 0)
     throw std::invalid_argument(std::string(c.entry->name.view()) + " cannot run " + w.name + ": k = " +
-                                std::to_string(w.cols) + " is not a multiple of its " + std::string(c.quantize->activation) +
-                                " activation blocks of " + std::to_string(c.quantize->block_elems));
+                                std::to_string(w.cols) + " is not a multiple of its " + std::string(c.quantize->info.activation) +
+                                " activation blocks of " + std::to_string(c.quantize->info.block_elems));
   return c;
 }
 

@@ -4,10 +4,10 @@
 /// else — not on the tier, the device, or how the kernel stages memory — which is what makes a
 /// K-row kernel give each row the bits of the one-row kernel (E1) on every backend (E2).
 ///
-/// Each order has a host replay (ordo::order::replay) that performs the same float operations in
-/// the same sequence from a plain array of block terms, independent of any kernel code.
+/// This header is the kernel-facing side (lane ranges, combine offsets). order/replay.hpp states
+/// each order a second time, as a block → lane map and a tree, and replays it on the host from
+/// that statement alone, so a wrong range or combine here is caught by P2 (DESIGN §3, §7).
 #pragma once
-#include <array>
 #include <string_view>
 
 #include "ordo/gpu/portability.hpp"
@@ -47,25 +47,5 @@ struct lane_blocked {
   static constexpr int combine_steps = 5;
   ORDO_HD static constexpr int combine_offset(int step) { return 16 >> step; }
 };
-
-/// Host replay: the order's result from the terms of all nb blocks, computed directly from the
-/// order's definition (whole-range ownership, then the butterfly on 32 partial sums).
-template <class Order>
-float replay(const float* terms, int nb) {
-  std::array<float, lanes> partial{};
-  for (int lane = 0; lane < lanes; ++lane) {
-    const lane_range r = Order::range(lane, nb, 0, nb);
-    float acc = 0.0f;
-    for (int b = r.begin; b < r.end; b += r.step) acc = acc + terms[b];
-    partial[lane] = acc;
-  }
-  for (int step = 0; step < Order::combine_steps; ++step) {
-    const int offset = Order::combine_offset(step);
-    std::array<float, lanes> next{};
-    for (int lane = 0; lane < lanes; ++lane) next[lane] = partial[lane] + partial[lane ^ offset];
-    partial = next;
-  }
-  return partial[0];
-}
 
 }  // namespace ordo::order

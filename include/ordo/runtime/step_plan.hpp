@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ordo/registry/qmv_registry.hpp"
+#include "ordo/registry/all_ops.hpp"
 #include "ordo/runtime/weights.hpp"
 
 namespace ordo::runtime {
@@ -22,8 +22,8 @@ namespace ordo::runtime {
 /// One matmul of a block: the weight, the resolved qmv spec and its activation quantizer.
 struct qmv_call {
   const weight_view* weight = nullptr;
-  const registry::qmv_entry* entry = nullptr;
-  const registry::quantize_entry* quantize = nullptr;
+  const registry::entry<ops::qmv::op>* entry = nullptr;
+  const registry::entry<ops::quantize_rows::op>* quantize = nullptr;
   explicit operator bool() const { return entry != nullptr; }
 };
 

@@ -25,6 +25,9 @@ struct tier_list {
   }
   static_assert(ascending(), "tiers must be positive and strictly ascending");
   static constexpr int largest = values[sizeof...(Rs) - 1];
+  /// The tiers as axis types, for a spec space: std::tuple<rows<Rs>...>.
+  template <template <class...> class List>
+  using as_rows = List<rows<Rs>...>;
 };
 
 /// The smallest tier of `List` that holds n rows (1 <= n <= largest); throws otherwise.

@@ -1,24 +1,24 @@
 /// Tuning for NVIDIA Hopper (H100/H200, sm_90; cuda-sm90 preset). 132 SMs, 228 KiB shared memory
-/// per SM: 8 warps per CTA, each staging up to 4352 B of its weight row (a whole 4096-wide Q8_0
-/// row, or two MXFP4 rows' worth) so one window covers the DS4 reductions in one pass (generic
-/// kernel). The streaming kernel for Q8_0/MXFP4 (ops/qmv/int8_dot_streaming.hpp) reads the
-/// `streaming_*` fields: 8 warps per CTA, a ring of 3 window stages per warp (2 windows of 4 rows
-/// in flight while one is computed), 4 weight rows per warp sharing each activation load (2 for
-/// MXFP4: its 2048/4096-row expert matrices need more warps than row groups of 4 give; the policy
-/// sweep in docs/PERFORMANCE.md, 2026-12-01, measured 26% less time at tier 1 on gate/up).
+/// per SM. The generic qmv kernel keeps the defaults (8 warps per CTA, each staging up to 4352 B
+/// of its weight row). The streaming kernel for Q8_0/MXFP4 (ops/qmv/int8_dot_streaming.hpp) reads
+/// the `streaming_*` fields: 8 warps per CTA, a ring of 3 window stages per warp (2 windows of 4
+/// rows in flight while one is computed), 4 weight rows per warp sharing each activation load (2
+/// for MXFP4: its 2048/4096-row expert matrices need more warps than row groups of 4 give; the
+/// policy sweep in docs/PERFORMANCE.md, 2026-12-01, measured 26% less time at tier 1 on gate/up).
 #pragma once
-#include "ordo/tune/common.hpp"
+#include "ordo/tune/defaults.hpp"
 
 namespace ordo::tune {
-inline constexpr const char* name = "sm90";
-using qmv_tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
-using qmv_orders = meta::type_list<order::lane_strided, order::lane_blocked>;
-struct qmv_policy {
-  static constexpr int warps = 8;
-  static constexpr int window_bytes = 4352;
-  static constexpr int streaming_warps = 8;
-  static constexpr int streaming_stages = 3;
-  static constexpr int streaming_rows_per_warp = 4;
-  static constexpr int streaming_rows_per_warp_mxfp4 = 2;
+struct preset : defaults {
+  static constexpr const char* name = "sm90";
+  struct qmv : defaults::qmv {
+    struct policy : defaults::qmv::policy {
+      static constexpr int streaming_warps = 8;
+      static constexpr int streaming_stages = 3;
+      static constexpr int streaming_rows_per_warp = 4;
+      static constexpr int streaming_rows_per_warp_mxfp4 = 2;
+    };
+  };
 };
+inline constexpr const char* name = preset::name;
 }  // namespace ordo::tune

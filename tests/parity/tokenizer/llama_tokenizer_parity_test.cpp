@@ -44,8 +44,7 @@ std::vector<int32_t> llama_ids(const llama_vocab* v, const std::string& text, bo
 
 TEST(llama_tokenizer_parity, ds4_metadata_tokenizes_like_llama_cpp) {
   if (!fs::exists(tokenizer_json)) {
-    std::printf("SKIP: %s missing (run scripts/fetch-oracles)\n", tokenizer_json.c_str());
-    GTEST_SKIP();
+    GTEST_SKIP() << tokenizer_json << " missing (run scripts/fetch-oracles)";
   }
   // The default whitespace semantics (unicode) is the one llama.cpp implements.
   const bpe_tokenizer ours(deepseek_vocab_from_tokenizer_json(tokenizer_json));

@@ -1,104 +1,51 @@
-// Properties P1–P5 of DESIGN §7 over every qmv spec in the registry, on the CPU executor, plus the
-// mutation check that shows P1 has teeth. Each spec gets its own rapidcheck run (RC_PARAMS from
-// the test preset sets the case count); a failure prints the spec and rapidcheck's seed.
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
-
-#include "qmv_properties.hpp"
+// qmv: the generic drivers (P1–P5 + oracle, DESIGN §7) over every spec on the CPU executor, and
+// the real DS4 shapes at full size: every order and tier of the format, every row, against
+// tier 1 (P1) and the host replay (P2).
+#include "gtest_family.hpp"
 
 namespace {
 
-using ordo::registry::qmv_entry;
-using ordo::registry::qmv_table;
+using namespace ordo;
 using namespace ordo::test;
+using H = harness<ops::qmv::op>;
 
-TEST(QmvProperties, P1RowOrderEquivalence) {
-  check_every_spec("P1", [](const qmv_entry& e) { p1_row_order_equivalence(cpu_backend(), e); });
+TEST(QmvProperties, EverySpecPassesTheDrivers) {
+  expect_family_passes<ops::qmv::op>(cpu_backend(), property_set::cpu);
 }
 
-TEST(QmvProperties, P2EqualsHostReplay) {
-  check_every_spec("P2", [](const qmv_entry& e) { p2_equals_host_replay(cpu_backend(), e); });
-}
-
-TEST(QmvProperties, P3PermutationAndSlotInvariance) {
-  check_every_spec("P3", [](const qmv_entry& e) { p3_permutation_invariance(cpu_backend(), e); });
-}
-
-TEST(QmvProperties, P4TailsAndPaddingNeverLeak) {
-  check_every_spec("P4", [](const qmv_entry& e) { p4_tails_and_padding(cpu_backend(), e); });
-}
-
-// P5: the orders are not interchangeable. For each format that ships two orders, over many random
-// cases, a visible fraction of outputs differ in bits between them; otherwise P1–P4 could pass
-// on data where every order looks the same.
-TEST(QmvProperties, P5DifferentOrderChangesBits) {
-  int formats_checked = 0;
-  for (const auto& e : qmv_table) {
-    if (e.tier != 1 || e.order != ordo::order::lane_strided::name) continue;
-    const qmv_entry* other = nullptr;
-    for (const auto& o : qmv_table)
-      if (o.format == e.format && o.tier == 1 && o.order != e.order) other = &o;
-    if (!other) continue;
-    ++formats_checked;
-    int differing = 0, total = 0;
-    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-      const auto c = make_case(e.format, 16, 128, 1, seed);
-      const auto a = run_qmv(cpu_backend(), e, c, {0});
-      const auto b = run_qmv(cpu_backend(), *other, c, {0});
-      for (int j = 0; j < c.n_out; ++j, ++total) differing += a.rows[0][std::size_t(j)] != b.rows[0][std::size_t(j)];
-    }
-    const double fraction = double(differing) / total;
-    std::printf("P5 %.*s: %s vs %s differ in %d of %d outputs (%.0f%%)\n", int(e.format.size()), e.format.data(),
-                std::string(e.order).c_str(), std::string(other->order).c_str(), differing, total, 100 * fraction);
-    EXPECT_GE(fraction, 0.25) << e.format;
-  }
-  EXPECT_GE(formats_checked, 1) << "no format ships two orders: P5 would be vacuous";
-}
-
-// Mutation check: a qmv whose second row accumulates in a different order (as a K-row kernel
-// that unrolled or reassociated one row would) must be caught by the P1 check above.
-TEST(QmvProperties, MutationBreakingOneRowIsCaughtByP1) {
-  const auto& good = ordo::registry::find_qmv("q8_0", 4, "ls32");
-  const auto& other_order = ordo::registry::find_qmv("q8_0", 1, "lb32");
-  qmv_backend mutant = cpu_backend();
-  mutant.qmv = [&](const qmv_entry& e, const ordo::ops::qmv::problem& p) {
-    e.run_cpu(p);
-    if (e.tier > 1 && p.rows > 1) {  // recompute row 1 alone with another order: one row's accumulate changed
-      auto q = p;
-      q.acts += p.act_row_bytes;
-      q.out += p.out_stride;
-      q.rows = 1;
-      other_order.run_cpu(q);
-    }
-  };
-  int caught = 0;
-  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    const auto c = make_case("q8_0", 8, 128, 4, seed);
-    EXPECT_TRUE(row_order_equivalent(cpu_backend(), good, c, {0, 1, 2, 3}, {}));
-    caught += !row_order_equivalent(mutant, good, c, {0, 1, 2, 3}, {});
-  }
-  EXPECT_EQ(caught, 10) << "P1 missed a broken row";
-}
-
-// The real DS4 shapes at full size where the CPU executor is fast enough: tier 8 against tier 1 on
-// every row, and against the host replay (P1 + P2), for the bench's four matrices.
 struct ds4_shape {
   const char* format;
   int n_out, k;
 };
 class QmvDs4Shapes : public ::testing::TestWithParam<ds4_shape> {};
 
-TEST_P(QmvDs4Shapes, Tier8EqualsTier1AndReplay) {
+TEST_P(QmvDs4Shapes, EveryTierAndOrderEveryRowEqualsTier1AndReplay) {
   const auto s = GetParam();
-  const auto c = make_case(s.format, s.n_out, s.k / dot_elems_of(s.format), 8, 42);
-  const auto& t8 = ordo::registry::find_qmv(s.format, 8, "ls32");
-  const auto many = run_qmv(cpu_backend(), t8, c, {0, 1, 2, 3, 4, 5, 6, 7});
-  ASSERT_TRUE(many.padding_intact);
-  for (int r = 0; r < 8; ++r) {
-    const auto alone = run_qmv(cpu_backend(), one_row_twin(t8), c, {r});
-    EXPECT_TRUE(same_bits(many.rows[std::size_t(r)], alone.rows[0])) << "row " << r;
+  int dot_elems = 0;
+  H::with_format(s.format, [&]<class F>() { dot_elems = F::dot_elems; });
+  int largest = 0;
+  for (const auto& e : registry::table<ops::qmv::op>)
+    if (e.info.format == s.format) largest = std::max(largest, e.tier);
+  const auto d = H::make(s.format, s.n_out, s.k / dot_elems, largest, 42);
+  int orders = 0;
+  for (const auto& one : registry::table<ops::qmv::op>) {
+    if (one.info.format != s.format || one.tier != 1) continue;
+    ++orders;
+    std::vector<std::vector<std::byte>> alone;
+    for (int r = 0; r < largest; ++r) {
+      alone.push_back(H::run(cpu_backend(), one, d, {r}, H::tight_layout()).rows[0]);
+      EXPECT_TRUE(same_bits(alone.back(), H::replay(one, d, r))) << one.name.view() << " row " << r;
+    }
+    for (const auto& e : registry::table<ops::qmv::op>) {
+      if (e.info.format != s.format || e.info.order != one.info.order || e.tier == 1) continue;
+      std::vector<int> ids(static_cast<std::size_t>(e.tier));
+      std::iota(ids.begin(), ids.end(), 0);
+      const auto many = H::run(cpu_backend(), e, d, ids, H::tight_layout());
+      ASSERT_TRUE(many.padding_intact) << e.name.view();
+      for (int r = 0; r < e.tier; ++r) EXPECT_TRUE(same_bits(many.rows[std::size_t(r)], alone[std::size_t(r)])) << e.name.view() << " row " << r;
+    }
   }
-  EXPECT_TRUE(same_bits(many.rows[0], replay_row(t8, c, 0)));
+  EXPECT_GE(orders, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ds4, QmvDs4Shapes,

@@ -52,7 +52,7 @@ TEST(step_plan, mixed_formats_resolve_per_tensor) {
   EXPECT_NE(std::find(specs.begin(), specs.end(), "qmv.q8_0.r2.ls32"), specs.end());
   const qmv_call& qa = p.layers.at(0).at(ds4_role::attn_q_a);
   EXPECT_EQ(qa.entry->name.view(), "qmv.q8_0.r2.ls32");
-  EXPECT_EQ(qa.quantize->activation, "q8_32");
+  EXPECT_EQ(qa.quantize->info.activation, "q8_32");
   ASSERT_TRUE(p.mtp);
   EXPECT_TRUE(p.mtp->at(ds4_role::mtp_eh_proj));
 }
@@ -84,9 +84,9 @@ TEST(executor, cpu_runs_the_resolved_entry) {
   std::mt19937 rng(7);
   std::vector<float> x(2 * wv.cols);
   for (auto& v : x) v = std::ldexp(std::uniform_real_distribution<float>(-1, 1)(rng), int(rng() % 9) - 4);
-  const std::size_t act_row = wv.cols / c.quantize->block_elems * c.quantize->block_bytes;
+  const std::size_t act_row = wv.cols / c.quantize->info.block_elems * c.quantize->info.block_bytes;
   std::vector<std::byte> act(2 * act_row);
-  ops::qmv::quantize_problem qp{x.data(), wv.cols, act.data(), act_row, int(wv.cols), 2};
+  ops::quantize_rows::problem qp{x.data(), wv.cols, act.data(), act_row, int(wv.cols), 2};
   cpu_executor ex;
   ex.run(*c.quantize, qp);
   std::vector<float> out(2 * wv.rows, -1.0f), ref(2 * wv.rows, -2.0f);

@@ -21,11 +21,8 @@ namespace {
 
 const fs::path tokenizer_json = fs::path(ORDO_ORACLE_DIR) / "tokenizer/models/tokenizer.json";
 
-#define SKIP_WITHOUT_ORACLE()                                                          \
-  if (!fs::exists(tokenizer_json)) {                                                   \
-    std::printf("SKIP: %s missing (run scripts/fetch-oracles)\n", tokenizer_json.c_str()); \
-    GTEST_SKIP();                                                                      \
-  }
+#define SKIP_WITHOUT_ORACLE() \
+  if (!fs::exists(tokenizer_json)) GTEST_SKIP() << tokenizer_json << " missing (run scripts/fetch-oracles)"
 
 /// Loaded once: parsing the 7.8 MB JSON is the slow part.
 const bpe_tokenizer& ds4_tokenizer() {

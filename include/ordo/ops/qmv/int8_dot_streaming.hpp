@@ -25,7 +25,7 @@
 #include "ordo/ops/qmv/async_copy.hpp"
 #include "ordo/ops/qmv/halving_butterfly.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
-#include "ordo/ops/qmv/qmv.hpp"
+#include "ordo/ops/qmv/problem.hpp"
 
 namespace ordo::ops::qmv::int8_dot_streaming {
 

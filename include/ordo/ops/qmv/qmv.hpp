@@ -1,57 +1,44 @@
-/// qmv: quantized matrix × R activation rows. Weights W [n_out rows, k] in a quant format F (row
-/// r is row_bytes bytes of F blocks); activations are R rows already quantized to F::activation
-/// blocks; out[i][r] = Σ_b dot_block(W[r] blocks of b, act[i][b]), reduced in the Order.
-///
-/// This header holds the problem description and the per-lane body that the GPU kernel and the
-/// CPU executor both run. The tier R only decides how many activation rows share one weight
-/// load: the lane split, each lane's accumulation sequence and the combine tree come from
-/// (F, Order) alone, and the accumulate statement is the one-row statement (E1, DESIGN §3, §5).
+/// qmv: quantized matrix × R activation rows (problem.hpp). The op descriptor the registry and
+/// the generic drivers read: name, problem, axes in the one parameter order (format, tier,
+/// order), the validity filter, the kernel, and what an entry tells its users (`info`).
 #pragma once
-#include <cstddef>
-#include <cstdint>
+#include <string_view>
+#include <type_traits>
 
-#include "ordo/gpu/portability.hpp"
-#include "ordo/order/orders.hpp"
-#include "ordo/quant/concepts.hpp"
+#include "ordo/meta/type_list.hpp"
+#include "ordo/ops/qmv/kernel.hpp"
+#include "ordo/ops/qmv/problem.hpp"
+#include "ordo/quant/formats.hpp"
+#include "ordo/tier/rows.hpp"
 
 namespace ordo::ops::qmv {
 
-/// One qmv call. Strides are in bytes (weights, activations) or floats (out) so tests can pad them.
-struct problem {
-  const std::byte* weights;     // [n_out][weight_row_bytes]: F blocks, k / F::block_elems per row
-  std::size_t weight_row_bytes;  // >= k / F::block_elems * F::block_bytes
-  const std::byte* acts;        // [rows][act_row_bytes]: F::activation blocks, k / dot_elems per row
-  std::size_t act_row_bytes;     // >= k / dot_elems * sizeof(activation block)
-  float* out;                   // [rows][out_stride]
-  std::size_t out_stride;        // >= n_out
-  int n_out;                    // weight rows
-  int k;                        // reduction length in elements, a multiple of F::dot_elems
-  int rows;                     // live activation rows, 1..R; rows >= this are never touched
-};
+struct op {
+  static constexpr std::string_view name = "qmv";
+  using problem = qmv::problem;
 
-/// Bytes of weights one dot block covers.
-template <quant::quant_format F>
-inline constexpr std::size_t dot_bytes = std::size_t(quant::blocks_per_dot<F>) * F::block_bytes;
+  /// The axes' value lists under a tuning preset: formats × tiers × orders.
+  template <class Preset>
+  using axes = meta::type_list<quant::all_formats, typename Preset::qmv::tiers::template as_rows<meta::type_list>,
+                                typename Preset::qmv::orders>;
 
-/// One lane's accumulation over the blocks [w0, w1) of a reduction of nb dot blocks. `window`
-/// points at the weight bytes of block w0 (global memory, or a shared-memory copy of them).
-/// The lane adds, in ascending order of its blocks, `acc[i] = acc[i] + term` for every live row i.
-template <quant::quant_format F, class Order, int R>
-ORDO_HD ORDO_FORCEINLINE void accumulate_window(const std::byte* window, int w0, int w1, int nb, int lane,
-                                                const problem& p, float (&acc)[R]) {
-  using act_block = typename F::activation::block;
-  const order::lane_range range = Order::range(lane, nb, w0, w1);
-#pragma unroll 1
-  for (int b = range.begin; b < range.end; b += range.step) {
-    const auto* w = reinterpret_cast<const typename F::block*>(window + std::size_t(b - w0) * dot_bytes<F>);
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      if (i < p.rows) {
-        const auto* x = reinterpret_cast<const act_block*>(p.acts + std::size_t(i) * p.act_row_bytes) + b;
-        acc[i] = acc[i] + F::dot_block(w, *x);
-      }
-    }
+  /// lane_strided everywhere; lane_blocked only where it is worth shipping as a comparison.
+  template <class F, class Tier, class Order>
+  static constexpr bool valid = std::is_same_v<Order, order::lane_strided> || std::is_same_v<F, quant::f32> ||
+                                std::is_same_v<F, quant::q8_0> || std::is_same_v<F, quant::mxfp4>;
+
+  template <class Preset, class F, class Tier, class Order>
+  using kernel = qmv::kernel<F, Tier::value, Order, typename Preset::qmv::policy>;
+
+  /// What an entry says about its spec, beyond its name.
+  struct info {
+    std::string_view format, activation, order;
+    int dot_elems;  // weights per dot block = floats per activation block
+  };
+  template <class F, class Tier, class Order>
+  static constexpr info describe() {
+    return {F::name, F::activation::name, Order::name, F::dot_elems};
   }
-}
+};
 
 }  // namespace ordo::ops::qmv

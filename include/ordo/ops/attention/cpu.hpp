@@ -10,7 +10,7 @@
 
 #include "ordo/ops/attention/attention.hpp"
 #include "ordo/ops/attention/body.hpp"
-#include "ordo/ops/rmsnorm/cpu.hpp"  // combine_lanes: the host butterfly (order::combine replaces it)
+#include "ordo/order/combine.hpp"
 
 namespace ordo::ops::attention {
 
@@ -19,9 +19,9 @@ template <class Order>
 struct host_logit {
   const problem& p;
   float operator()(const float* q, const float* row) const {
-    std::array<float, order::lanes> partial{};
-    for (int lane = 0; lane < order::lanes; ++lane) partial[std::size_t(lane)] = lane_dot<Order>(q, row, p.head_dim, lane);
-    return logit(rmsnorm::combine_lanes<typename Order::dot_order>(partial), p.scale);
+    order::host_lanes partial{};
+    for (int lane = 0; lane < order::lanes; ++lane) partial.v[lane] = lane_dot<Order>(q, row, p.head_dim, lane);
+    return logit(order::combine<typename Order::dot_order>(partial), p.scale);
   }
 };
 

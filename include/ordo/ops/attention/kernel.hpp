@@ -9,6 +9,7 @@
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/intrinsics.hpp"
+#include "ordo/order/combine.hpp"
 #include "ordo/ops/attention/attention.hpp"
 #include "ordo/ops/attention/body.hpp"
 
@@ -31,11 +32,9 @@ struct warp_logit {
   const problem& p;
   int lane;
   ORDO_DEVICE float operator()(const float* q, const float* row) const {
-    float v = lane_dot<Order>(q, row, p.head_dim, lane);
-#pragma unroll
-    for (int step = 0; step < Order::dot_order::combine_steps; ++step)
-      v = v + gpu::shfl_xor(v, Order::dot_order::combine_offset(step));
-    return logit(v, p.scale);
+    order::warp_lanes v{lane_dot<Order>(q, row, p.head_dim, lane)};
+    order::combine<typename Order::dot_order>(v);
+    return logit(v.v, p.scale);
   }
 };
 

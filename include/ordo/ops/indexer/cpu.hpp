@@ -8,16 +8,16 @@
 #include "ordo/ops/indexer/body.hpp"
 #include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/indexer/select_cpu.hpp"
-#include "ordo/ops/rmsnorm/cpu.hpp"  // combine_lanes: the host butterfly (order::combine replaces it)
+#include "ordo/order/combine.hpp"
 
 namespace ordo::ops::indexer {
 
 template <class Order, selector S>
 void run_rows(const problem& p) {
   const auto dot = [&p](const float* q, const float* key) {
-    std::array<float, order::lanes> partial{};
-    for (int lane = 0; lane < order::lanes; ++lane) partial[std::size_t(lane)] = lane_dot<Order>(q, key, p.head_dim, lane);
-    return rmsnorm::combine_lanes<typename Order::dot_order>(partial);
+    order::host_lanes partial{};
+    for (int lane = 0; lane < order::lanes; ++lane) partial.v[lane] = lane_dot<Order>(q, key, p.head_dim, lane);
+    return order::combine<typename Order::dot_order>(partial);
   };
   for (int i = 0; i < p.rows; ++i) {
     for (int h = 0; h < p.n_heads; ++h) prepare_head(p, i, h);

@@ -12,6 +12,7 @@
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/intrinsics.hpp"
+#include "ordo/order/combine.hpp"
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/ops/indexer/body.hpp"
 #include "ordo/ops/indexer/indexer.hpp"
@@ -61,10 +62,9 @@ struct warp_dot {
   const problem& p;
   int lane;
   ORDO_DEVICE float operator()(const float* q, const float* key) const {
-    float v = lane_dot<Order>(q, key, p.head_dim, lane);
-#pragma unroll
-    for (int step = 0; step < Order::dot_order::combine_steps; ++step) v = v + gpu::shfl_xor(v, Order::dot_order::combine_offset(step));
-    return v;
+    order::warp_lanes v{lane_dot<Order>(q, key, p.head_dim, lane)};
+    order::combine<typename Order::dot_order>(v);
+    return v.v;
   }
 };
 #endif

@@ -68,7 +68,7 @@ head_bound derive_bound(const float* q, const std::vector<const ordo::ref::vec*>
 
 TEST(AttentionRef, Ds4HistoryAgreesWithReferenceWithinDerivedBound) {
   const ordo::ref::config cfg;
-  const int nh = cfg.n_head, hd = cfg.head_dim, raw = cfg.sliding_window, top = cfg.indexer_top_k;
+  const int nh = int(cfg.n_head), hd = int(cfg.head_dim), raw = int(cfg.sliding_window), top = int(cfg.indexer_top_k);
   const int n_comp = 2048, n_kv = raw + n_comp, rows = 2;
   ordo::quant::splitmix64 rng{0xa77e};
   // Rows and queries like the model's (RMS-normed, so logits spread over a few units): full

@@ -41,7 +41,7 @@ bool near_decision(double y, double scale, double delta) {
 
 TEST(IndexerRef, Ds4AgreesWithReferenceWithinDerivedBounds) {
   const ordo::ref::config cfg;
-  const int nh = cfg.indexer_n_head, hd = cfg.indexer_head_dim, k = cfg.indexer_top_k, n_keys = 4096, rows = 2;
+  const int nh = int(cfg.indexer_heads), hd = int(cfg.indexer_dim), k = int(cfg.indexer_top_k), n_keys = 4096, rows = 2;
   ordo::quant::splitmix64 rng{0x1de7};
   std::vector<float> keys(std::size_t(n_keys) * std::size_t(hd));
   for (int r = 0; r < n_keys; ++r) {

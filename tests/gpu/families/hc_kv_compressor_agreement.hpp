@@ -224,4 +224,32 @@ std::function<void(const Entry&, const Problem&)> with_one_bit_flipped(std::func
   };
 }
 
+/// The runners of the three families under test (emits: the emit entry list the sequence runs).
+struct family_runners {
+  hc::runner hc;
+  kv_store::runner kv_store;
+  compressor::store_runner store;
+  compressor::emit_runner emit;
+  const std::vector<ops::compressor::emit_entry>& emits;
+};
+
+/// Every sweep fed `under_test` with one output bit flipped (the sequence: in every store pass);
+/// "" when each stops at its very first run, else which sweeps did not.
+inline std::string flips_not_caught(const family_runners& under_test) {
+  std::string missed;
+  const auto expect_caught = [&](const char* sweep, const sweep_result& r) {
+    if (r.first_difference.empty()) missed += std::string(sweep) + ": not caught; ";
+    else if (r.runs != 0) missed += std::string(sweep) + ": caught only after " + std::to_string(r.runs) + " runs; ";
+  };
+  namespace oc = ops::compressor;
+  const auto store = with_one_bit_flipped<oc::store_entry, oc::store_problem>(under_test.store);
+  expect_caught("hc", hc_sweep(with_one_bit_flipped<ops::hc::cpu_entry, ops::hc::problem>(under_test.hc)));
+  expect_caught("kv_store",
+                kv_store_sweep(with_one_bit_flipped<ops::kv_store::cpu_entry, ops::kv_store::problem>(under_test.kv_store)));
+  expect_caught("compressor store", compressor_store_sweep(store));
+  expect_caught("compressor emit", compressor_emit_sweep(with_one_bit_flipped<oc::emit_entry, oc::emit_problem>(under_test.emit)));
+  expect_caught("compressor sequence", compressor_sequence_sweep(under_test.emits, store));
+  return missed;
+}
+
 }  // namespace ordo::test::gpu_agreement

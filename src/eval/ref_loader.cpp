@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ordo/model/ds4_model_view.hpp"
-#include "ordo/quant/formats.hpp"
+#include "ordo/quant/dequant_row.hpp"
 
 namespace ordo::eval {
 
@@ -13,30 +13,15 @@ namespace {
 
 using tensor = gguf::tensor_info;
 
-template <class F>
-bool dequant_as(const tensor& t, std::vector<float>& out) {
-  if (static_cast<uint32_t>(t.type) != F::ggml_type) return false;
-  const uint64_t n = t.elements();
-  out.resize(n);
-  const auto* blocks = reinterpret_cast<const typename F::block*>(t.data);
-  for (uint64_t b = 0; b < n / F::block_elems; ++b) {
-    typename F::block blk;
-    std::memcpy(&blk, blocks + b, sizeof blk);  // mapping offsets need not be block-aligned
-    F::dequant(blk, out.data() + b * F::block_elems);
+std::vector<float> dequant(const tensor& t) {
+  std::vector<float> out(t.elements());
+  try {
+    quant::dequant_row(static_cast<uint32_t>(t.type), t.data, out.data(), out.size());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(t.name + ": the reference cannot read it: " + e.what());
   }
-  return true;
-}
-
-template <class... Fs>
-std::vector<float> dequant_any(const tensor& t, meta::type_list<Fs...>) {
-  std::vector<float> out;
-  if (!(dequant_as<Fs>(t, out) || ...))
-    throw std::runtime_error(t.name + ": ggml type " + std::to_string(static_cast<uint32_t>(t.type)) +
-                             " cannot be dequantized by the reference");
   return out;
 }
-
-std::vector<float> dequant(const tensor& t) { return dequant_any(t, quant::all_formats{}); }
 
 /// A 2-D tensor [ne0, ne1] as the matrix [ne1 rows, ne0 cols]; a 1-D tensor as one row.
 ref::mat to_mat(const tensor* t, const std::string& what) {
@@ -104,14 +89,14 @@ ref::layer_weights load_block(const Block& b, const ref::config& c, int ratio, c
   if (T(ds4_role::exp_probs_b)) w.router_bias = V(ds4_role::exp_probs_b, "exp_probs_b");
   if (const tensor* t = T(ds4_role::ffn_gate_tid2eid)) {
     const uint64_t used = t->dims[0], vocab = t->dims[1];
-    if (static_cast<int>(used) != c.n_expert_used)
+    if (used != c.n_expert_used)
       throw std::runtime_error(t->name + ": " + std::to_string(used) + " experts per token, expected " +
                                std::to_string(c.n_expert_used));
     w.tid2eid.assign(vocab, std::vector<int32_t>(used));
     for (uint64_t tok = 0; tok < vocab; ++tok) {
       std::memcpy(w.tid2eid[tok].data(), t->data + tok * used * 4, used * 4);
       for (int32_t e : w.tid2eid[tok])
-        if (e < 0 || e >= c.n_expert)
+        if (e < 0 || static_cast<uint32_t>(e) >= c.n_expert)
           throw std::runtime_error(t->name + ": token " + std::to_string(tok) + " routes to expert " +
                                    std::to_string(e) + " outside 0.." + std::to_string(c.n_expert - 1));
     }
@@ -127,54 +112,19 @@ ref::layer_weights load_block(const Block& b, const ref::config& c, int ratio, c
 
 }  // namespace
 
-ref::config to_ref_config(const model::ds4_hparams& h) {
-  ref::config c;
-  c.n_layer = static_cast<int>(h.n_layer);
-  c.n_embd = static_cast<int>(h.n_embd);
-  c.n_vocab = static_cast<int>(h.n_vocab);
-  c.n_head = static_cast<int>(h.n_head);
-  c.head_dim = static_cast<int>(h.head_dim);
-  c.n_rot = static_cast<int>(h.n_rot);
-  c.q_lora_rank = static_cast<int>(h.q_lora_rank);
-  c.n_out_group = static_cast<int>(h.o_groups);
-  c.out_lora_rank = static_cast<int>(h.o_lora_rank);
-  c.sliding_window = static_cast<int>(h.sliding_window);
-  c.compress_ratios.assign(h.compress_ratios.begin(), h.compress_ratios.end());
-  c.compress_ratios.resize(h.n_layer + h.n_mtp, 0);
-  c.indexer_n_head = static_cast<int>(h.indexer_heads);
-  c.indexer_head_dim = static_cast<int>(h.indexer_dim);
-  c.indexer_top_k = static_cast<int>(h.indexer_top_k);
-  c.n_expert = static_cast<int>(h.n_expert);
-  c.n_expert_used = static_cast<int>(h.n_expert_used);
-  c.expert_ff = static_cast<int>(h.n_ff_exp);
-  c.n_hash_layer = static_cast<int>(h.hash_layer_count);
-  c.expert_weights_scale = h.expert_weights_scale;
-  if (!h.expert_weights_norm) throw std::runtime_error("reference: expert_weights_norm = false is not DS4's router");
-  c.swiglu_clamp.assign(h.swiglu_clamp_exp.begin(), h.swiglu_clamp_exp.end());
-  c.rms_eps = h.rms_eps;
-  c.hc_mult = static_cast<int>(h.hc_count);
-  c.hc_sinkhorn_iters = static_cast<int>(h.hc_sinkhorn_iters);
-  c.hc_eps = h.hc_eps;
-  c.rope_base = h.rope_freq_base;
-  c.compress_rope_base = h.compress_rope_freq_base;
-  c.yarn = {.factor = h.rope_scaling_factor, .original_context = static_cast<double>(h.yarn_orig_ctx),
-            .beta_fast = h.yarn_beta_fast, .beta_slow = h.yarn_beta_slow};
-  c.validate();
-  return c;
-}
-
 model::ds4_naming detect_naming(const gguf::file& f) { return model::guess_ds4_naming(f); }
 
 ref_model load_ref_model(const gguf::file& f, const gguf::file* mtp_sidecar) {
   ref_model r;
   r.naming = detect_naming(f);
   const auto view = model::open_ds4(f, r.naming, mtp_sidecar);
-  r.config = to_ref_config(view.hparams);
+  r.config = view.hparams;  // open_ds4 validated it; the reference needs one thing more
   const ref::config& c = r.config;
+  if (!c.expert_weights_norm) throw std::runtime_error("reference: expert_weights_norm = false is not DS4's router");
   ref::model_weights& m = r.weights;
   m.token_embd = to_mat(view.get(ds4_role::token_embd), "token_embd");
-  for (int il = 0; il < c.n_layer; ++il)
-    m.layers.push_back(load_block(view.layers[il], c, c.ratio(il), "blk." + std::to_string(il) + "."));
+  for (uint32_t il = 0; il < c.n_layer; ++il)
+    m.layers.push_back(load_block(view.layers[il], c, static_cast<int>(c.ratio(il)), "blk." + std::to_string(il) + "."));
   m.hc_head = {to_mat(view.get(ds4_role::output_hc_fn), "output_hc_fn"),
                to_vec(view.get(ds4_role::output_hc_scale), "output_hc_scale"),
                to_vec(view.get(ds4_role::output_hc_base), "output_hc_base")};

@@ -14,13 +14,10 @@
 namespace ordo::eval {
 
 struct ref_model {
-  ref::config config;
+  ref::config config;  // the file's model::ds4_hparams
   ref::model_weights weights;
   model::ds4_naming naming = model::ds4_naming::ds4;
 };
-
-/// The reference config of DS4 hyperparameters; MTP blocks get compress ratio 0.
-ref::config to_ref_config(const model::ds4_hparams& h);
 
 /// The naming a file follows (model::guess_ds4_naming): llama when it declares an MTP block that
 /// is present as blk.<n>.nextn.*, ds4 otherwise (the two agree on every main tensor).

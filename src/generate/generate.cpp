@@ -12,6 +12,7 @@
 #include "ordo/model/ds4_hparams.hpp"
 #include "ordo/model/ds4_model_view.hpp"
 #include "ordo/model/gguf.hpp"
+#include "ordo/ops/sampling/entries.hpp"
 #include "synth/synth.hpp"
 #include "tokenizer/gguf_vocab.hpp"
 #include "tokenizer/stream_decoder.hpp"
@@ -108,6 +109,8 @@ std::filesystem::path ensure_default_model(const std::function<void(std::string_
 stats run(const options& opt, const events& ev) {
   if (opt.max_tokens < unlimited_tokens) throw std::invalid_argument("--tokens must be >= -1");
   if (opt.context == 0) throw std::invalid_argument("--ctx must be >= 1");
+  if (!ops::sampling::valid(opt.sampler))
+    throw std::invalid_argument("sampler settings out of range (--temp finite, --top-k >= 0, --top-p in (0, 1], --min-p in [0, 1])");
   const auto progress = [&](phase p, std::size_t done, std::size_t total) {
     if (ev.progress) ev.progress(p, done, total);
   };
@@ -164,6 +167,16 @@ stats run(const options& opt, const events& ev) {
   }
   st.prefill_seconds = seconds_since(t_prefill);
 
+  // One row of the sampling family's CPU executor: greedy (ties to the lowest id, as `ordo eval
+  // --gen`) at temperature <= 0, else the sampler with the token's position as the RNG counter.
+  const auto& sampler_entry =
+      ops::sampling::find_entry(1, opt.sampler.temperature > 0.0f ? ops::sampling::mode::sample : ops::sampling::mode::greedy);
+  const auto choose = [&](const std::vector<float>& z, std::size_t position) {
+    std::int32_t token = -1;
+    const std::uint64_t pos = position;
+    sampler_entry.run(ops::sampling::problem{z.data(), z.size(), &token, int(z.size()), 1, opt.sampler, &pos});
+    return token;
+  };
   tokenizer::stream_decoder decoder(*tok);
   const auto emit = [&](std::string_view s) {
     if (ev.text && !s.empty()) ev.text(s);
@@ -180,7 +193,7 @@ stats run(const options& opt, const events& ev) {
       st.stop = *l;
       break;
     }
-    const int32_t next = eval::argmax(logits);  // ties to the lowest id, as `ordo eval --gen`
+    const int32_t next = choose(logits, st.prompt_tokens + st.generated_tokens);
     if (next == tok->eos_id()) {
       st.stop = stop_reason::end_of_sequence;
       break;

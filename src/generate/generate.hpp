@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "chat/think_mode.hpp"
+#include "ordo/ops/sampling/problem.hpp"
 
 namespace ordo::generate {
 
@@ -28,6 +29,8 @@ struct options {
   int max_tokens = 32;                // >= 0, or unlimited_tokens
   std::uint64_t context = 32768;      // positions for prompt + generated tokens, >= 1; think max
                                       // needs >= 393216 (else it runs as high)
+  ops::sampling::settings sampler{};  // temperature 0 (the default): greedy; the token at position
+                                      // p is drawn with counter p (p = prompt tokens + tokens before it)
 };
 
 enum class stop_reason { token_limit, end_of_sequence, context_full, interrupted };

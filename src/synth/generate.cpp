@@ -8,6 +8,7 @@
 
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/random_block.hpp"
+#include "ordo/quant/visit_format.hpp"
 #include "synth/generate.hpp"
 
 namespace ordo::synth {
@@ -37,37 +38,13 @@ void fill_uniform_row(quant::splitmix64& rng, float scale, uint64_t elems, std::
   }
 }
 
-// quant::random_block<F>(rng, s) keeps values within about ±s, but its spread differs by format
-// (random scales, non-uniform code grids). These gains, measured as the stddev of dequantized
-// blocks over that of uniform ±s (tests/unit/synth checks the result), bring every format to about
-// the recipe's stddev. mxfp4's power-of-two scales leave it within a factor √2 either way.
-float format_gain(gguf::ggml_type type) {
-  using t = gguf::ggml_type;
-  switch (type) {
-    case t::q8_0: return 1.3f;
-    case t::mxfp4: return 3.4f;
-    case t::q4_k: return 2.7f;
-    case t::q2_k: return 2.4f;
-    case t::iq2_xxs: return 2.35f;
-    default: return 1.0f;
-  }
-}
-
+// The recipe's stddev for any format: F::random_block_gain (random_block.hpp) corrects for the
+// format's own spread.
 void fill_uniform(gguf::ggml_type type, quant::splitmix64& rng, float scale, uint64_t elems, std::byte* out,
                   const std::string& name) {
-  using t = gguf::ggml_type;
-  scale *= format_gain(type);
-  switch (type) {
-    case t::f32: return fill_uniform_row<quant::f32>(rng, scale, elems, out);
-    case t::f16: return fill_uniform_row<quant::f16>(rng, scale, elems, out);
-    case t::bf16: return fill_uniform_row<quant::bf16>(rng, scale, elems, out);
-    case t::q8_0: return fill_uniform_row<quant::q8_0>(rng, scale, elems, out);
-    case t::mxfp4: return fill_uniform_row<quant::mxfp4>(rng, scale, elems, out);
-    case t::q4_k: return fill_uniform_row<quant::q4_k>(rng, scale, elems, out);
-    case t::q2_k: return fill_uniform_row<quant::q2_k>(rng, scale, elems, out);
-    case t::iq2_xxs: return fill_uniform_row<quant::iq2_xxs>(rng, scale, elems, out);
-    default: throw std::runtime_error(name + ": synth cannot generate type " + std::to_string(uint32_t(type)));
-  }
+  quant::visit_format(
+      type, [&]<class F>(F) { fill_uniform_row<F>(rng, scale * F::random_block_gain, elems, out); },
+      name + ": synth cannot generate it");
 }
 
 void put_f32(std::byte* out, uint64_t i, float v) { std::memcpy(out + 4 * i, &v, 4); }

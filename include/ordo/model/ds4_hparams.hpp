@@ -2,6 +2,13 @@
 /// Flash values, validation against what the ordo engine supports, and a field table that reads
 /// them from any metadata source with `find(key) -> const gguf::value*` (gguf::file is one),
 /// writes them back as GGUF metadata, and applies `KEY=VALUE` overrides (`ordo synth --set`).
+/// The same struct is the double-precision reference's config (ref/config.hpp), so the engine,
+/// the reference, synth and the converter read one description of the model.
+///
+/// Real-valued fields are double: GGUF stores them as f32, so a value read from a file is that
+/// f32 exactly, and the reference computes with it in double without a second rounding; a value
+/// set by hand (a test's shape, the Flash defaults) keeps its decimal meaning for the reference
+/// and is rounded to f32 (RNE) only where it is written to GGUF.
 ///
 /// Two file conventions exist (ds4-model.md §2, §8; oracles.md §1). antirez/ds4: `block_count`
 /// counts the main layers and the MTP block lives in a separate file (`mtp.0.*`). llama.cpp:
@@ -65,27 +72,35 @@ struct ds4_hparams {
   uint32_t n_group_used = 0;
   uint32_t hash_layer_count = 3;  // the first layers route by token id (tid2eid)
   bool expert_weights_norm = true;
-  float expert_weights_scale = 1.5f;
+  double expert_weights_scale = 1.5;
   uint32_t expert_gating_func = ds4_gating_sqrt_softplus;
-  std::vector<float> swiglu_clamp_exp;  // [n_layer]
-  float rms_eps = 1e-6f;
+  std::vector<double> swiglu_clamp_exp;  // [n_layer]; 0 disables the clamp
+  double rms_eps = 1e-6;
   uint32_t hc_count = 4;
   uint32_t hc_sinkhorn_iters = 20;
-  float hc_eps = 1e-6f;
-  float rope_freq_base = 10000.0f;             // ratio-0 layers
-  float compress_rope_freq_base = 160000.0f;   // compressed layers (with YaRN)
+  double hc_eps = 1e-6;
+  double rope_freq_base = 10000.0;             // ratio-0 layers, no scaling
+  double compress_rope_freq_base = 160000.0;   // compressed layers (with YaRN)
   std::string rope_scaling_type = "yarn";
-  float rope_scaling_factor = 16.0f;
+  double rope_scaling_factor = 16.0;  // YaRN: freq_scale = 1/factor on the interpolated dims
   uint32_t yarn_orig_ctx = 65536;
-  float yarn_beta_fast = 32.0f;
-  float yarn_beta_slow = 1.0f;
+  double yarn_beta_fast = 32.0;
+  double yarn_beta_slow = 1.0;
 
   uint32_t n_block(ds4_naming naming) const { return n_layer + (naming == ds4_naming::llama ? n_mtp : 0); }
   uint32_t hc_dim() const { return hc_count * n_embd; }
   uint32_t hc_mix() const { return (2 + hc_count) * hc_count; }  // pre, post, comb (hc×hc)
   uint32_t q_dim() const { return n_head * head_dim; }
+  /// Compression ratio of block il; the MTP block (il >= n_layer) is window-only (0).
   uint32_t ratio(uint32_t il) const { return il < n_layer ? compress_ratios.at(il) : 0; }
   bool is_hash_layer(uint32_t il) const { return il < hash_layer_count; }
+  /// The SwiGLU clamp of block il; the MTP block (past the array) uses the last layer's.
+  double clamp_limit(uint32_t il) const {
+    if (swiglu_clamp_exp.empty()) return 0.0;
+    return swiglu_clamp_exp[std::min<std::size_t>(il, swiglu_clamp_exp.size() - 1)];
+  }
+  uint32_t n_rope_free() const { return head_dim - n_rot; }  // the non-RoPE dims of a head
+  uint32_t heads_per_group() const { return n_head / o_groups; }
 };
 
 /// DS4's layer schedule (ds4.c `ds4_layer_compress_ratio`): layers 0,1 → 0; even ≥ 2 → 4;
@@ -100,7 +115,7 @@ inline std::vector<uint32_t> ds4_flash_ratios(uint32_t n_layer) {
 inline ds4_hparams ds4_flash_hparams() {
   ds4_hparams h;
   h.compress_ratios = ds4_flash_ratios(h.n_layer);
-  h.swiglu_clamp_exp.assign(h.n_layer, 10.0f);
+  h.swiglu_clamp_exp.assign(h.n_layer, 10.0);
   return h;
 }
 
@@ -153,11 +168,11 @@ inline void validate(const ds4_hparams& h) {
        "expert_gating_func = " + s(h.expert_gating_func) + ": DS4 routes with sqrt(softplus) (4)");
   need(h.swiglu_clamp_exp.size() == h.n_layer, "swiglu_clamp_exp has " + s(h.swiglu_clamp_exp.size()) +
                                                    " entries for " + s(h.n_layer) + " layers");
-  need(h.rms_eps > 0.0f, "attention.layer_norm_rms_epsilon must be positive");
+  need(h.rms_eps > 0.0, "attention.layer_norm_rms_epsilon must be positive");
   need(h.hc_count == 4, "hyper_connection.count = " + s(h.hc_count) + ": DS4 has 4 streams");
   need(h.hc_sinkhorn_iters >= 1, "hyper_connection.sinkhorn_iterations must be at least 1");
   need(h.rope_scaling_type == "yarn", "rope.scaling.type = '" + h.rope_scaling_type + "': compressed layers use yarn");
-  need(h.rope_scaling_factor >= 1.0f, "rope.scaling.factor must be at least 1");
+  need(h.rope_scaling_factor >= 1.0, "rope.scaling.factor must be at least 1");
   if (!bad.empty()) {
     std::string msg = "unsupported DS4 hyperparameters:";
     for (const auto& b : bad) msg += "\n  " + b;
@@ -185,8 +200,8 @@ ds4_field scalar_field(std::string_view key, bool required, T ds4_hparams::*m) {
   if constexpr (std::is_same_v<T, uint32_t>)
     return {key, vt::u32, false, required, [m](const ds4_hparams& h) { return gguf::value::u32(h.*m); },
             [m](ds4_hparams& h, const gguf::value& v) { h.*m = v.to_u32(); }};
-  else if constexpr (std::is_same_v<T, float>)
-    return {key, vt::f32, false, required, [m](const ds4_hparams& h) { return gguf::value::f32(h.*m); },
+  else if constexpr (std::is_same_v<T, double>)  // stored as f32: see the header comment
+    return {key, vt::f32, false, required, [m](const ds4_hparams& h) { return gguf::value::f32(static_cast<float>(h.*m)); },
             [m](ds4_hparams& h, const gguf::value& v) { h.*m = v.to_f32(); }};
   else if constexpr (std::is_same_v<T, bool>)
     return {key, vt::boolean, false, required, [m](const ds4_hparams& h) { return gguf::value::boolean(h.*m); },
@@ -244,11 +259,14 @@ inline const std::vector<ds4_field>& ds4_fields() {
       scalar_field("expert_gating_func", true, &H::expert_gating_func),
       {"swiglu_clamp_exp", vt::f32, true, true,
        [](const H& h) {
-         std::vector<float> c = h.swiglu_clamp_exp;
+         std::vector<float> c(h.swiglu_clamp_exp.begin(), h.swiglu_clamp_exp.end());
          c.resize(h.n_layer + h.n_mtp, c.empty() ? 10.0f : c.back());
          return gguf::value::array_of(c);
        },
-       [](H& h, const gguf::value& v) { h.swiglu_clamp_exp = v.to_vector<float>(); }},
+       [](H& h, const gguf::value& v) {
+         const auto c = v.to_vector<float>();
+         h.swiglu_clamp_exp.assign(c.begin(), c.end());
+       }},
       scalar_field("attention.layer_norm_rms_epsilon", true, &H::rms_eps),
       scalar_field("hyper_connection.count", true, &H::hc_count),
       scalar_field("hyper_connection.sinkhorn_iterations", true, &H::hc_sinkhorn_iters),
@@ -407,7 +425,7 @@ inline void ds4_set_hparam(ds4_hparams& h, std::string_view key, std::string_vie
     }
     h.n_layer = v;
     h.compress_ratios = ds4_flash_ratios(v);
-    h.swiglu_clamp_exp.assign(v, h.swiglu_clamp_exp.empty() ? 10.0f : h.swiglu_clamp_exp.front());
+    h.swiglu_clamp_exp.assign(v, h.swiglu_clamp_exp.empty() ? 10.0 : h.swiglu_clamp_exp.front());
     h.hash_layer_count = std::min(h.hash_layer_count, v);
     return;
   }

@@ -51,21 +51,8 @@ inline std::string render_dims(const std::vector<uint64_t>& d) {
   return s + "]";
 }
 
-inline std::string type_name(gguf::ggml_type t) {
-  // Spelled here (not gguf::to_string) so the header needs no library for messages.
-  switch (t) {
-    case gguf::ggml_type::f32: return "f32";
-    case gguf::ggml_type::f16: return "f16";
-    case gguf::ggml_type::bf16: return "bf16";
-    case gguf::ggml_type::q8_0: return "q8_0";
-    case gguf::ggml_type::mxfp4: return "mxfp4";
-    case gguf::ggml_type::q4_k: return "q4_K";
-    case gguf::ggml_type::q2_k: return "q2_K";
-    case gguf::ggml_type::iq2_xxs: return "iq2_xxs";
-    case gguf::ggml_type::i32: return "i32";
-    default: return "type " + std::to_string(static_cast<uint32_t>(t));
-  }
-}
+// ggml's spelling (q4_K), as inspect and llama.cpp print it.
+inline std::string type_name(gguf::ggml_type t) { return gguf::to_string(t); }
 
 /// Checks the tensors of `specs` in `file` and records them into `view`; appends problems.
 template <class File, class Tensor>

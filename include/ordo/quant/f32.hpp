@@ -7,6 +7,7 @@
 #include "ordo/gpu/portability.hpp"
 #include "ordo/quant/act_f32.hpp"
 #include "ordo/quant/float_dot.hpp"
+#include "ordo/quant/random_draws.hpp"
 
 namespace ordo::quant {
 
@@ -28,6 +29,17 @@ struct f32 {
   static ORDO_HD float dot_block(const block* w, const activation::block& x) {
     return detail::float_dot_32<f32>(w, x);
   }
+
+  // ---- random blocks (random_block.hpp; host-only) ----
+  /// v = scale·u, u uniform on the 2^-23 grid of [-1, 1).
+  template <class Rng>
+  static block random_block(Rng& rng, float scale) {
+    block b{};
+    b.v = scale * uniform_pm1(rng);
+    return b;
+  }
+  /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
+  static constexpr float random_block_gain = 1.0f;
 };
 
 }  // namespace ordo::quant

@@ -19,10 +19,11 @@
 #include "ordo/quant/int_dot.hpp"
 #include "ordo/quant/iq2_xxs_grid.hpp"
 #include "ordo/quant/q8_k.hpp"
+#include "ordo/quant/random_draws.hpp"
 
 namespace ordo::quant {
 
-struct iq2_xxs {
+struct iq2_xxs : integer_dot<iq2_xxs> {  // dot_int, dot_block: int_dot.hpp
   static constexpr std::string_view name = "iq2_xxs";
   static constexpr std::uint32_t ggml_type = 16;
   static constexpr int block_elems = 256;
@@ -88,18 +89,23 @@ struct iq2_xxs {
     unpack_chunk(w, ib, v);
     return (2 * scale(w, ib) + 1) * dot_i8(v, x.qs + 32 * ib, 32);
   }
-  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) {
-    int_sum sumi = 0;
-    for (int ib = 0; ib < int_chunks; ++ib) sumi += dot_int_chunk(w, x, ib);
-    return sumi;
-  }
   static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t sumi) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     return (a * static_cast<float>(sumi)) * 0.125f;
   }
-  static ORDO_HD float dot_block(const block* w, const activation::block& x) {
-    return dot_scale(*w, x.d, dot_int(*w, x));
+
+  // ---- random blocks (random_block.hpp; host-only) ----
+  /// d = f16(scale/166.625 · h), h uniform on the 2^-24 grid of [0.5, 1); all qs words uniform
+  /// (grid indices, signs and 4-bit scales).
+  template <class Rng>
+  static block random_block(Rng& rng, float scale) {
+    block b{};
+    b.d = numeric::f32_to_f16(scale / 166.625f * uniform_half_to_one(rng));
+    for (auto& q : b.qs) q = static_cast<std::uint16_t>(rng() >> 48);
+    return b;
   }
+  /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
+  static constexpr float random_block_gain = 2.35f;
 };
 
 }  // namespace ordo::quant

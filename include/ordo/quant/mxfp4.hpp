@@ -17,10 +17,11 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/quant/int_dot.hpp"
 #include "ordo/quant/q8_32.hpp"
+#include "ordo/quant/random_draws.hpp"
 
 namespace ordo::quant {
 
-struct mxfp4 {
+struct mxfp4 : integer_dot<mxfp4> {  // dot_int, dot_block: int_dot.hpp
   static constexpr std::string_view name = "mxfp4";
   static constexpr std::uint32_t ggml_type = 39;
   static constexpr int block_elems = 32;
@@ -65,13 +66,25 @@ struct mxfp4 {
     unpack(w, v);
     return dot_i8(v, x.qs, 32);
   }
-  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) { return dot_int_chunk(w, x, 0); }
   static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t isum) {
     return (numeric::e8m0_to_f32_half(w.e) * x_d) * static_cast<float>(isum);
   }
-  static ORDO_HD float dot_block(const block* w, const activation::block& x) {
-    return dot_scale(*w, x.d, dot_int(*w, x));
+
+  // ---- random blocks (random_block.hpp; host-only) ----
+  /// e = 127 + floor(log2 scale) - 3 - {0 or 1}, clamped to [1, 254], so the largest code
+  /// (±12 · 2^(e-128)) is at most 0.75·scale; all 16 nibble codes uniform. The power-of-two
+  /// scales leave the gained stddev within a factor √2 either way.
+  template <class Rng>
+  static block random_block(Rng& rng, float scale) {
+    block b{};
+    int e = 127 + detail::floor_log2(scale) - 3 - static_cast<int>(rng() & 1u);
+    e = e < 1 ? 1 : (e > 254 ? 254 : e);
+    b.e = static_cast<std::uint8_t>(e);
+    detail::random_bytes(rng, b.qs, sizeof b.qs);
+    return b;
   }
+  /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
+  static constexpr float random_block_gain = 3.4f;
 };
 
 }  // namespace ordo::quant

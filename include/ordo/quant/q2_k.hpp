@@ -20,10 +20,11 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/quant/int_dot.hpp"
 #include "ordo/quant/q8_k.hpp"
+#include "ordo/quant/random_draws.hpp"
 
 namespace ordo::quant {
 
-struct q2_k {
+struct q2_k : integer_dot<q2_k> {  // dot_int, dot_block: int_dot.hpp
   static constexpr std::string_view name = "q2_k";
   static constexpr std::uint32_t ggml_type = 10;
   static constexpr int block_elems = 256;
@@ -75,11 +76,6 @@ struct q2_k {
     return {(w.scales[j0] & 0x0f) * dot_i8(v, x.qs + 16 * j0, 16) + (w.scales[j1] & 0x0f) * dot_i8(v + 16, x.qs + 16 * j1, 16),
             (w.scales[j0] >> 4) * std::int32_t{x.bsums[j0]} + (w.scales[j1] >> 4) * std::int32_t{x.bsums[j1]}};
   }
-  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) {
-    int_sum p{};
-    for (int c = 0; c < int_chunks; ++c) p = p + dot_int_chunk(w, x, c);
-    return p;
-  }
   static ORDO_HD float dot_scale(const block& w, float x_d, int_sum p) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     const float b = numeric::f16_to_f32(w.dmin) * x_d;
@@ -87,9 +83,16 @@ struct q2_k {
     // not the TU allows contraction.
     return fmaf(a, static_cast<float>(p.sumi), -(b * static_cast<float>(p.summ)));
   }
-  static ORDO_HD float dot_block(const block* w, const activation::block& x) {
-    return dot_scale(*w, x.d, dot_int(*w, x));
+
+  // ---- random blocks (random_block.hpp; host-only) ----
+  /// d = f16(scale/45 · h), h uniform on the 2^-24 grid of [0.5, 1), dmin = f16(scale/30 · u01);
+  /// scale bytes and codes uniform.
+  template <class Rng>
+  static block random_block(Rng& rng, float scale) {
+    return detail::random_scaled_min_block<block>(rng, scale, 45.0f, 30.0f);
   }
+  /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
+  static constexpr float random_block_gain = 2.4f;
 };
 
 }  // namespace ordo::quant

@@ -22,10 +22,11 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/quant/int_dot.hpp"
 #include "ordo/quant/q8_k.hpp"
+#include "ordo/quant/random_draws.hpp"
 
 namespace ordo::quant {
 
-struct q4_k {
+struct q4_k : integer_dot<q4_k> {  // dot_int, dot_block: int_dot.hpp
   static constexpr std::string_view name = "q4_k";
   static constexpr std::uint32_t ggml_type = 12;
   static constexpr int block_elems = 256;
@@ -90,11 +91,6 @@ struct q4_k {
     scale_min(w, c, sc, m);
     return {sc * dot_i8(v, x.qs + 32 * c, 32), m * (std::int32_t{x.bsums[2 * c]} + std::int32_t{x.bsums[2 * c + 1]})};
   }
-  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) {
-    int_sum p{};
-    for (int c = 0; c < int_chunks; ++c) p = p + dot_int_chunk(w, x, c);
-    return p;
-  }
   static ORDO_HD float dot_scale(const block& w, float x_d, int_sum p) {
     const float a = numeric::f16_to_f32(w.d) * x_d;
     const float b = numeric::f16_to_f32(w.dmin) * x_d;
@@ -102,9 +98,16 @@ struct q4_k {
     // not the TU allows contraction.
     return fmaf(a, static_cast<float>(p.sumi), -(b * static_cast<float>(p.summ)));
   }
-  static ORDO_HD float dot_block(const block* w, const activation::block& x) {
-    return dot_scale(*w, x.d, dot_int(*w, x));
+
+  // ---- random blocks (random_block.hpp; host-only) ----
+  /// d = f16(scale/945 · h), h uniform on the 2^-24 grid of [0.5, 1), dmin = f16(scale/126 · u01);
+  /// all 12 scale bytes, so every 6-bit scale and min, and all codes uniform.
+  template <class Rng>
+  static block random_block(Rng& rng, float scale) {
+    return detail::random_scaled_min_block<block>(rng, scale, 945.0f, 126.0f);
   }
+  /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
+  static constexpr float random_block_gain = 2.7f;
 };
 
 }  // namespace ordo::quant

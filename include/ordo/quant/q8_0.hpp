@@ -14,10 +14,11 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/quant/int_dot.hpp"
 #include "ordo/quant/q8_32.hpp"
+#include "ordo/quant/random_draws.hpp"
 
 namespace ordo::quant {
 
-struct q8_0 {
+struct q8_0 : integer_dot<q8_0> {  // dot_int, dot_block: int_dot.hpp
   static constexpr std::string_view name = "q8_0";
   static constexpr std::uint32_t ggml_type = 8;
   static constexpr int block_elems = 32;
@@ -42,15 +43,22 @@ struct q8_0 {
   static ORDO_HD int_sum dot_int_chunk(const block& w, const activation::block& x, int /*c*/) {
     return dot_i8(w.qs, x.qs, 32);
   }
-  /// The exact integer part of the dot.
-  static ORDO_HD int_sum dot_int(const block& w, const activation::block& x) { return dot_int_chunk(w, x, 0); }
   /// The float tail applied to dot_int's result.
   static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t isum) {
     return (numeric::f16_to_f32(w.d) * x_d) * static_cast<float>(isum);
   }
-  static ORDO_HD float dot_block(const block* w, const activation::block& x) {
-    return dot_scale(*w, x.d, dot_int(*w, x));
+
+  // ---- random blocks (random_block.hpp; host-only) ----
+  /// d = f16(scale/127 · h), h uniform on the 2^-24 grid of [0.5, 1); codes uniform in [-127, 127].
+  template <class Rng>
+  static block random_block(Rng& rng, float scale) {
+    block b{};
+    b.d = numeric::f32_to_f16(scale / 127.0f * uniform_half_to_one(rng));
+    for (auto& q : b.qs) q = static_cast<std::int8_t>(static_cast<int>(rng() % 255u) - 127);
+    return b;
   }
+  /// random_block(rng, gain·s) has about the stddev of uniform ±s (measured; synth relies on it).
+  static constexpr float random_block_gain = 1.3f;
 };
 
 }  // namespace ordo::quant

@@ -56,7 +56,7 @@ inline std::vector<int> top_k_lowest_index(const std::vector<double>& score, int
 /// Indexer scores of every compressed row for the token: sum_h relu(k . q_h) * w_h.
 inline std::vector<double> indexer_scores(const layer_weights& w, const config& c, const vec& qr_n, const vec& x,
                                           const std::vector<vec>& keys, int pos, const simulations& sims) {
-  const int nh = c.indexer_n_head, hd = c.indexer_head_dim;
+  const int nh = c.indexer_heads, hd = c.indexer_dim;
   vec iq = w.indexer.q_b * qr_n;  // [nh * hd]
   rope_heads(iq, hd, layer_rope(c, 4), pos, rope_direction::forward);
   if (sims.indexer_fp4)
@@ -88,7 +88,7 @@ inline vec attention_forward(const layer_weights& w, const config& c, int ratio,
   if (sims.kv_fp8) fp8_kv_roundtrip(kv, c.n_rope_free());
   if (sims.raw_f16) kv = kv.unaryExpr([](double v) { return round_to_f16(v); });
   st.raw.push_back(kv);
-  while (static_cast<int>(st.raw.size()) > c.sliding_window) st.raw.pop_front();
+  while (st.raw.size() > c.sliding_window) st.raw.pop_front();
 
   std::vector<const vec*> rows;
   for (const vec& r : st.raw) rows.push_back(&r);
@@ -101,11 +101,11 @@ inline vec attention_forward(const layer_weights& w, const config& c, int ratio,
     }
     if (ratio == 4) {
       if (auto key = compressor_step(st.indexer_compressor, w.indexer.compressor, x, pos, rope, c.rms_eps)) {
-        if (sims.indexer_fp4) hadamard_fp4_roundtrip(key->data(), c.indexer_head_dim);
+        if (sims.indexer_fp4) hadamard_fp4_roundtrip(key->data(), c.indexer_dim);
         st.index_keys.push_back(std::move(*key));
       }
     }
-    if (ratio == 4 && static_cast<int>(st.comp.size()) > c.indexer_top_k) {
+    if (ratio == 4 && st.comp.size() > c.indexer_top_k) {
       const auto score = indexer_scores(w, c, qr_n, x, st.index_keys, pos, sims);
       for (int ci : top_k_lowest_index(score, c.indexer_top_k)) rows.push_back(&st.comp[ci]);
     } else {
@@ -120,9 +120,9 @@ inline vec attention_forward(const layer_weights& w, const config& c, int ratio,
   rope_heads(heads, hd, rope, pos, rope_direction::inverse);
 
   // Grouped output LoRA: group g (heads_per_group consecutive heads) uses rank rows g*rank...
-  const int gd = c.heads_per_group() * hd, rank = c.out_lora_rank;
-  vec low(c.n_out_group * rank);
-  for (int g = 0; g < c.n_out_group; ++g)
+  const int gd = c.heads_per_group() * hd, rank = c.o_lora_rank;
+  vec low(static_cast<int>(c.o_groups) * rank);
+  for (int g = 0; g < static_cast<int>(c.o_groups); ++g)
     low.segment(g * rank, rank) = w.out_a.middleRows(g * rank, rank) * heads.segment(g * gd, gd);
   return w.out_b * low;
 }

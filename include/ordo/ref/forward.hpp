@@ -1,5 +1,5 @@
 /// The whole reference forward pass for one token at the sequence's next position (ds4-model.md
-/// §4): embedding into hc_mult streams, per layer HC pre → attention → HC post → HC pre → MoE →
+/// §4): embedding into hc_count streams, per layer HC pre → attention → HC post → HC pre → MoE →
 /// HC post, then the output collapse, final norm and LM head. A prompt is this path token after
 /// token (prefill has the same per-token semantics, §5). Also the MTP block (§7.1).
 #pragma once
@@ -35,18 +35,18 @@ inline vec lm_head(const model_weights& m, const config& c, const hc_state& h, c
 
 struct token_result {
   vec logits;       // [n_vocab]
-  hc_state hidden;  // [hc_mult, n_embd] the final state before the output collapse (feeds MTP)
+  hc_state hidden;  // [hc_count, n_embd] the final state before the output collapse (feeds MTP)
 };
 
 /// Consumes `token` at position state.n_pos and returns the logits predicting the next token.
 inline token_result forward_token(const model_weights& m, const config& c, sequence_state& state, int token,
                                   const simulations& sims) {
-  if (token < 0 || token >= c.n_vocab)
+  if (token < 0 || token >= static_cast<int>(c.n_vocab))
     throw std::out_of_range("ref::forward_token: token id " + std::to_string(token) + " outside vocab of " +
                             std::to_string(c.n_vocab));
   const int pos = state.n_pos;
-  hc_state h = hc_from_embedding(m.token_embd.row(token).transpose(), c.hc_mult);
-  for (int il = 0; il < c.n_layer; ++il)
+  hc_state h = hc_from_embedding(m.token_embd.row(token).transpose(), c.hc_count);
+  for (int il = 0; il < static_cast<int>(c.n_layer); ++il)
     h = layer_forward(m.layers[il], c, il, c.ratio(il), state.layers[il], h, token, pos, sims);
   ++state.n_pos;
   token_result r;
@@ -67,11 +67,11 @@ inline token_result mtp_forward(const model_weights& m, const config& c, int blo
                                 const hc_state& prev, int pos, const simulations& sims) {
   const mtp_weights& w = m.mtp.at(static_cast<std::size_t>(block));
   const vec e = w.e_proj * rms_norm(m.token_embd.row(token).transpose(), w.enorm, c.rms_eps);
-  hc_state h(c.hc_mult, c.n_embd);
-  for (int a = 0; a < c.hc_mult; ++a)
+  hc_state h(c.hc_count, c.n_embd);
+  for (int a = 0; a < static_cast<int>(c.hc_count); ++a)
     h.row(a) = (e + w.h_proj * rms_norm(prev.row(a).transpose(), w.hnorm, c.rms_eps)).transpose();
   // Layer index n_layer + block: past the hash layers, ratio 0 (plain RoPE, raw window only).
-  h = layer_forward(w.block, c, c.n_layer + block, 0, st.layer, h, token, pos, sims);
+  h = layer_forward(w.block, c, static_cast<int>(c.n_layer) + block, 0, st.layer, h, token, pos, sims);
   token_result r;
   r.logits = lm_head(m, c, h, w.hc_head, w.norm);
   r.hidden = std::move(h);

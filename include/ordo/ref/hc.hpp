@@ -1,5 +1,5 @@
 /// Manifold-constrained hyper-connections (mHC) of the reference: the residual is a state of
-/// hc_mult streams; before each sublayer a learned mixer collapses it to the sublayer input and
+/// hc_count streams; before each sublayer a learned mixer collapses it to the sublayer input and
 /// produces post weights and a Sinkhorn-normalized stream-mixing matrix; after the sublayer the
 /// state is recombined (ds4-model.md §3.3).
 #pragma once
@@ -11,13 +11,13 @@
 
 namespace ordo::ref {
 
-/// [hc_mult, n_embd], stream-major: row a is stream a.
+/// [hc_count, n_embd], stream-major: row a is stream a.
 using hc_state = mat;
 
 struct hc_split {
   vec x_sub;  // [n_embd] the sublayer input
-  vec post;   // [hc_mult]
-  mat comb;   // [hc_mult, hc_mult]: comb(a, b) weights old stream b into new stream a
+  vec post;   // [hc_count]
+  mat comb;   // [hc_count, hc_count]: comb(a, b) weights old stream b into new stream a
 };
 
 inline vec hc_flat(const hc_state& h) {
@@ -51,7 +51,7 @@ inline mat sinkhorn(const mat& logits, int iters, double eps) {
 }
 
 inline hc_split hc_pre(const hc_state& h, const hc_weights& w, const config& c) {
-  const int n = c.hc_mult;
+  const int n = c.hc_count;
   const vec mix = w.fn * rms_norm_plain(hc_flat(h), c.rms_eps);  // [hc_mix]
   hc_split s;
   vec pre(n);
@@ -82,14 +82,14 @@ inline hc_state hc_post(const vec& f, const hc_state& h_old, const hc_split& s) 
 /// Output collapse: weights sigmoid(mix * scale + base) + eps, no Sinkhorn, no post.
 inline vec hc_collapse(const hc_state& h, const hc_head_weights& w, const config& c) {
   const vec mix = w.fn * rms_norm_plain(hc_flat(h), c.rms_eps);
-  vec pre(c.hc_mult);
-  for (int a = 0; a < c.hc_mult; ++a) pre[a] = sigmoid(mix[a] * w.scale[0] + w.base[a]) + c.hc_eps;
+  vec pre(c.hc_count);
+  for (int a = 0; a < static_cast<int>(c.hc_count); ++a) pre[a] = sigmoid(mix[a] * w.scale[0] + w.base[a]) + c.hc_eps;
   return h.transpose() * pre;
 }
 
-inline hc_state hc_from_embedding(const vec& e, int hc_mult) {
-  hc_state h(hc_mult, e.size());
-  for (int a = 0; a < hc_mult; ++a) h.row(a) = e.transpose();
+inline hc_state hc_from_embedding(const vec& e, int hc_count) {
+  hc_state h(hc_count, e.size());
+  for (int a = 0; a < hc_count; ++a) h.row(a) = e.transpose();
   return h;
 }
 

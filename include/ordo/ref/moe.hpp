@@ -48,7 +48,7 @@ inline routing route(const layer_weights& w, const config& c, int layer, const v
   vec p(logits.size());
   for (Eigen::Index e = 0; e < p.size(); ++e) p[e] = std::sqrt(softplus(logits[e]));
   routing r;
-  if (layer < c.n_hash_layer) {
+  if (layer < static_cast<int>(c.hash_layer_count)) {
     if (token < 0 || static_cast<std::size_t>(token) >= w.tid2eid.size())
       throw std::out_of_range("ref::route: token " + std::to_string(token) + " outside tid2eid of layer " +
                               std::to_string(layer));
@@ -63,7 +63,7 @@ inline routing route(const layer_weights& w, const config& c, int layer, const v
   }
   double sum = 0;
   for (int e : r.experts) sum += p[e];
-  sum = std::max(sum, c.router_sum_floor);
+  sum = std::max(sum, router_sum_floor);
   for (int e : r.experts) r.weight.push_back(p[e] / sum * c.expert_weights_scale);
   return r;
 }

@@ -1,6 +1,6 @@
 /// Tail RoPE of the reference: only the last n_rot dims of a head rotate, in adjacent pairs
-/// (GPT-J / ggml mode 0). Ratio-0 layers use plain RoPE with rope_base; compressed layers use
-/// compress_rope_base with YaRN and no magnitude scaling (ds4-model.md §3.4.3). Angles are
+/// (GPT-J / ggml mode 0). Ratio-0 layers use plain RoPE with rope_freq_base; compressed layers use
+/// compress_rope_freq_base with YaRN and no magnitude scaling (ds4-model.md §3.4.3). Angles are
 /// computed in double for every call (the reference is not a kernel; no tables).
 #pragma once
 #include <algorithm>
@@ -23,8 +23,8 @@ struct rope_params {
 
 /// The RoPE of a layer: YaRN exactly when the layer compresses (ratio != 0).
 inline rope_params layer_rope(const config& c, int ratio) {
-  if (ratio == 0) return {.n_rot = c.n_rot, .base = c.rope_base, .yarn = false, .y = c.yarn};
-  return {.n_rot = c.n_rot, .base = c.compress_rope_base, .yarn = true, .y = c.yarn};
+  if (ratio == 0) return {.n_rot = static_cast<int>(c.n_rot), .base = c.rope_freq_base, .yarn = false, .y = yarn_of(c)};
+  return {.n_rot = static_cast<int>(c.n_rot), .base = c.compress_rope_freq_base, .yarn = true, .y = yarn_of(c)};
 }
 
 /// Angle of pair k at position pos.

@@ -27,13 +27,13 @@ struct sequence_state {
 inline layer_state make_layer_state(const config& c, int ratio) {
   layer_state s;
   if (ratio != 0) s.compressor = compressor_state(ratio, c.head_dim);
-  if (ratio == 4) s.indexer_compressor = compressor_state(4, c.indexer_head_dim);
+  if (ratio == 4) s.indexer_compressor = compressor_state(4, c.indexer_dim);
   return s;
 }
 
 inline sequence_state make_sequence_state(const config& c) {
   sequence_state s;
-  for (int il = 0; il < c.n_layer; ++il) s.layers.push_back(make_layer_state(c, c.ratio(il)));
+  for (int il = 0; il < static_cast<int>(c.n_layer); ++il) s.layers.push_back(make_layer_state(c, c.ratio(il)));
   return s;
 }
 

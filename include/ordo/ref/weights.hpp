@@ -12,14 +12,14 @@ namespace ordo::ref {
 using vec = Eigen::VectorXd;
 using mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// A sublayer's hyper-connection mixer: fn [hc_mix, hc_mult*n_embd], scale [3], base [hc_mix].
+/// A sublayer's hyper-connection mixer: fn [hc_mix, hc_count*n_embd], scale [3], base [hc_mix].
 struct hc_weights {
   mat fn;
   vec scale;
   vec base;
 };
 
-/// The output collapse: fn [hc_mult, hc_mult*n_embd], scale [1], base [hc_mult].
+/// The output collapse: fn [hc_count, hc_count*n_embd], scale [1], base [hc_count].
 struct hc_head_weights {
   mat fn;
   vec scale;
@@ -35,15 +35,15 @@ struct compressor_weights {
 };
 
 struct indexer_weights {
-  mat q_b;    // [indexer_n_head*indexer_head_dim, q_lora_rank]
-  mat proj;   // [indexer_n_head, n_embd]
-  compressor_weights compressor;  // d = indexer_head_dim, ratio 4
+  mat q_b;    // [indexer_heads*indexer_dim, q_lora_rank]
+  mat proj;   // [indexer_heads, n_embd]
+  compressor_weights compressor;  // d = indexer_dim, ratio 4
 };
 
 struct expert_weights {
-  mat gate;   // [expert_ff, n_embd]
-  mat up;     // [expert_ff, n_embd]
-  mat down;   // [n_embd, expert_ff]
+  mat gate;   // [n_ff_exp, n_embd]
+  mat up;     // [n_ff_exp, n_embd]
+  mat down;   // [n_embd, n_ff_exp]
 };
 
 struct layer_weights {
@@ -55,8 +55,8 @@ struct layer_weights {
   mat kv;              // [head_dim, n_embd]
   vec kv_norm;         // [head_dim]
   vec sinks;           // [n_head]
-  mat out_a;           // [n_out_group*out_lora_rank, heads_per_group*head_dim]: group g owns rows g*rank..
-  mat out_b;           // [n_embd, n_out_group*out_lora_rank]
+  mat out_a;           // [o_groups*o_lora_rank, heads_per_group*head_dim]: group g owns rows g*rank..
+  mat out_b;           // [n_embd, o_groups*o_lora_rank]
   compressor_weights compressor;  // ratio != 0
   indexer_weights indexer;        // ratio == 4
 

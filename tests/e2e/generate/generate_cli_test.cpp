@@ -158,3 +158,39 @@ TEST(generate_cli, a_corrupt_cached_default_model_is_rewritten) {
 }
 
 }  // namespace
+
+namespace {
+
+// The sampler's flags (issue 10): the same seed and flags give the same bytes, another seed other
+// bytes; --temp 0 is the greedy run; out-of-range values are usage errors naming the flag.
+TEST(generate_cli, sampling_with_a_seed_is_reproducible_and_the_seed_matters) {
+  const std::vector<std::string> sampled = {"-p", "Hello there", "-n", "24", "--temp", "1.0", "--top-p", "0.95", "--min-p", "0.01"};
+  const auto with_seed = [&](const char* seed) {
+    auto args = sampled;
+    args.insert(args.end(), {"--seed", seed});
+    const auto r = generate(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  const std::string a = with_seed("1"), b = with_seed("1"), c = with_seed("2");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b) << "same seed, different bytes";
+  EXPECT_NE(a, c) << "seeds 1 and 2 sampled the same 24 tokens";
+  const auto greedy = generate({"-p", "Hello there", "-n", "24"});
+  const auto temp0 = generate({"-p", "Hello there", "-n", "24", "--temp", "0", "--top-k", "5", "--seed", "9"});
+  ASSERT_EQ(greedy.status, 0) << greedy.err;
+  EXPECT_EQ(temp0.out, greedy.out) << "--temp 0 must be greedy";
+  EXPECT_NE(a, greedy.out) << "sampling at --temp 1 gave the greedy text";
+}
+
+TEST(generate_cli, sampler_values_out_of_range_are_usage_errors_naming_the_flag) {
+  for (const auto& [flag, value] : {std::pair{"--temp", "-1"}, std::pair{"--top-p", "0"}, std::pair{"--top-p", "1.5"},
+                                    std::pair{"--min-p", "2"}, std::pair{"--top-k", "-3"}, std::pair{"--temp", "x"}}) {
+    const auto r = generate({"-p", "hi", flag, value});
+    EXPECT_EQ(r.status, 2) << flag << " " << value << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("ordo generate: ") + flag), std::string::npos) << r.err;
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+  }
+}
+
+}  // namespace

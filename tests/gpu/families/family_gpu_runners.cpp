@@ -65,9 +65,10 @@ void router(const ops::router::cpu_entry& e, const ops::router::problem& p) {
 void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p) {
   const std::size_t rows = std::size_t(e.tier);
   mirror<const float> logits(p.logits, rows * p.logit_stride);
+  mirror<const std::uint64_t> positions(p.positions, rows);
   mirror<std::int32_t> tokens(p.tokens, rows + 1);  // the harness's sentinel after the last row travels too
   auto q = p;
-  q.logits = logits.get(), q.tokens = tokens.get();
+  q.logits = logits.get(), q.positions = positions.get(), q.tokens = tokens.get();
   launcher_of(ops::sampling::cpu_entries(), e, ops::sampling::gpu_launcher_table())(q, nullptr);
   gpu::synchronize();
   tokens.back();

@@ -91,7 +91,7 @@ TEST(FamilyGpu, SamplingEverySpecMatchesCpuExecutor) {
   for (const auto& e : ordo::ops::sampling::cpu_entries())
     for (const int n : row_counts(e.tier))
       for (const int vocab : {129280, 200, 1}) {
-        const auto c = t::make_case(vocab, n, std::uint64_t(runs + 1));
+        const auto c = t::make_case(vocab, n, std::uint64_t(runs + 1), e.picks);  // sample: settings drawn per case
         const auto gpu = t::run(e, c, first_rows(n), 3, ordo::test::gpu_runners::sampling);
         const auto cpu = t::run(e, c, first_rows(n), 3);
         ASSERT_TRUE(gpu.padding_intact) << e.name;

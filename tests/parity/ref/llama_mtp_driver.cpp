@@ -74,7 +74,7 @@ int run(const std::string& model_path, const std::string& tokens_path, const std
   if (!model) throw std::runtime_error("llama.cpp could not load " + model_path);
   if (llama_model_n_layer_nextn(model) != 1) throw std::runtime_error(model_path + ": no MTP block (nextn) found");
   const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
-  const int32_t n_hidden = llama_model_n_embd_out(model);  // hc_mult * n_embd
+  const int32_t n_hidden = llama_model_n_embd_out(model);  // hc_count * n_embd
 
   llama_context* tgt = llama_init_from_model(model, context_params(n));
   if (!tgt) throw std::runtime_error("cannot create the target context");

@@ -148,7 +148,7 @@ TEST(RefLlamaParityMtp, MtpLogitsMatchAtEveryPosition) {
   const auto sims = ordo::ref::simulations::all_off();
   auto st = ordo::ref::make_sequence_state(m.config);
   ordo::ref::mtp_state ms;
-  ordo::ref::hc_state prev = ordo::ref::hc_state::Zero(m.config.hc_mult, m.config.n_embd);
+  ordo::ref::hc_state prev = ordo::ref::hc_state::Zero(m.config.hc_count, m.config.n_embd);
   ordl ours;
   ours.n_vocab = static_cast<uint32_t>(m.config.n_vocab);
   for (int p = 0; p < c.n_prompt; ++p) {

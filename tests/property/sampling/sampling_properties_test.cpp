@@ -1,6 +1,7 @@
-// Properties P1–P4 of DESIGN §7 over every sampling spec (greedy), on the CPU executor, and the
-// mutation check of its reduction (the argmax must break ties to the lowest id). argmax is exact
-// in any order, so there is no P5; the tie and NaN rules are what a wrong kernel would break.
+// Properties P1–P4 of DESIGN §7 over every sampling spec (greedy and sample), on the CPU executor,
+// and the mutation check of the argmax (ties to the lowest id). There is no P5: argmax is exact in
+// any order, and mode sample has one order only (body.hpp). The sampler's own mutation checks
+// (draw order, tie rule of the cuts, RNG key) are tests/unit/ops/sampling/sampling_mutant_test.cpp.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -15,26 +16,33 @@ using ordo::ops::sampling::cpu_entries;
 using ordo::ops::sampling::find_entry;
 using ordo::ops::sampling::mode;
 
-/// DS4's 129,280 logits on a quarter of the cases (the CPU executor scans every row twice in P1);
-/// odd vocabulary sizes, including ones smaller than the 256 workers, otherwise.
-sampling_case gen_case(int pool) {
-  const int n_vocab = *rc::gen::inRange(0, 4) == 0 ? 129280 : *rc::gen::inRange(1, 3000);
-  return make_case(n_vocab, pool, *rc::gen::arbitrary<std::uint64_t>());
+/// Greedy: DS4's 129,280 logits on a quarter of the cases, odd vocabulary sizes up to 3000
+/// otherwise. Sample: sizes up to 1000, including ones below the 256 chunks (empty chunks), since
+/// a row with top-p makes ~50 passes (the 129,280-logit sample rows, P1 included, are
+/// tests/unit/ops/sampling/sampling_sample_test.cpp). Mode sample also draws its settings and each
+/// row's position.
+sampling_case gen_case(int pool, mode m) {
+  const bool full = m == mode::greedy && *rc::gen::inRange(0, 4) == 0;
+  const int n_vocab = full ? 129280 : *rc::gen::inRange(1, m == mode::greedy ? 3000 : 1000);
+  return make_case(n_vocab, pool, *rc::gen::arbitrary<std::uint64_t>(), m);
 }
 
 bool equals_replay(const cpu_entry& e, const sampling_case& c, const std::vector<int>& ids, const runner& exec = run_entry) {
   const auto got = run(e, c, ids, 0, exec);
   for (std::size_t s = 0; s < ids.size(); ++s)
-    if (got.tokens[s] != ordo::ops::sampling::replay::argmax(c.pool[std::size_t(ids[s])].data(), c.n_vocab)) return false;
+    if (got.tokens[s] != replay_token(e.picks, c, ids[s])) return false;
   return true;
 }
 
-TEST(SamplingProperties, SpaceHasEveryTier) { EXPECT_EQ(cpu_entries().size(), 9u); }
+TEST(SamplingProperties, SpaceHasEveryTierAndMode) {
+  EXPECT_EQ(cpu_entries().size(), 18u);
+  EXPECT_EQ(find_entry(16, mode::sample).name, "sampling.r16.sample");
+}
 
 TEST(SamplingProperties, P1RowOrderEquivalence) {
   check_every_spec(cpu_entries(), "P1", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
-    const auto c = gen_case(n);
+    const auto c = gen_case(n, e.picks);
     const auto many = run(e, c, first_rows(n));
     for (int s = 0; s < n; ++s) RC_ASSERT(many.tokens[std::size_t(s)] == run(find_entry(1, e.picks), c, {s}).tokens[0]);
   });
@@ -43,14 +51,14 @@ TEST(SamplingProperties, P1RowOrderEquivalence) {
 TEST(SamplingProperties, P2EqualsIndependentReplay) {
   check_every_spec(cpu_entries(), "P2", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
-    RC_ASSERT(equals_replay(e, gen_case(n), first_rows(n)));
+    RC_ASSERT(equals_replay(e, gen_case(n, e.picks), first_rows(n)));
   });
 }
 
 TEST(SamplingProperties, P3SlotAndPermutationInvariance) {
   check_every_spec(cpu_entries(), "P3", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
-    const auto c = gen_case(n + 2);
+    const auto c = gen_case(n + 2, e.picks);
     const auto slots = gen_permutation(n);
     const auto a = run(e, c, slots.first), b = run(e, c, slots.second);
     for (int s = 0; s < n; ++s) {
@@ -63,7 +71,7 @@ TEST(SamplingProperties, P3SlotAndPermutationInvariance) {
 TEST(SamplingProperties, P4PaddingAndUnusedRowsNeverLeak) {
   check_every_spec(cpu_entries(), "P4", [](const cpu_entry& e) {
     const int n = gen_rows(e.tier);
-    const auto c = gen_case(n);
+    const auto c = gen_case(n, e.picks);
     const auto a = run(e, c, first_rows(n), std::size_t(*rc::gen::inRange(1, 64)));  // +inf padding would win if read
     const auto b = run(e, c, first_rows(n));
     RC_ASSERT(a.padding_intact);

@@ -68,8 +68,8 @@ TEST(ds4_hparams, metadata_round_trips_in_both_namings) {
     EXPECT_EQ(back.swiglu_clamp_exp, h.swiglu_clamp_exp);
     EXPECT_EQ(back.n_embd, 4096u);
     EXPECT_EQ(back.indexer_top_k, 512u);
-    EXPECT_FLOAT_EQ(back.expert_weights_scale, 1.5f);
-    EXPECT_FLOAT_EQ(back.compress_rope_freq_base, 160000.0f);
+    EXPECT_DOUBLE_EQ(back.expert_weights_scale, 1.5);
+    EXPECT_DOUBLE_EQ(back.compress_rope_freq_base, 160000.0);
   }
 }
 
@@ -109,7 +109,7 @@ TEST(ds4_hparams, set_overrides) {
   ds4_set_hparam(h, "expert_weights_norm", "false");
   EXPECT_EQ(h.n_expert, 8u);
   EXPECT_EQ(h.n_expert_used, 3u);
-  EXPECT_FLOAT_EQ(h.expert_weights_scale, 2.5f);
+  EXPECT_DOUBLE_EQ(h.expert_weights_scale, 2.5);
   EXPECT_FALSE(h.expert_weights_norm);
   EXPECT_NO_THROW(validate(h));
   EXPECT_NE(error_of([&] { ds4_set_hparam(h, "expert_cout", "8"); }).find("unknown deepseek4 key"), std::string::npos);

@@ -25,8 +25,8 @@ std::vector<int> tokens(int n, int vocab, int seed) {
 config single_layer(int ratio) {
   config c = testing::tiny_config();
   c.n_layer = 1;
-  c.n_hash_layer = 0;
-  c.compress_ratios = {ratio, 0};
+  c.hash_layer_count = 0;
+  c.compress_ratios = {static_cast<uint32_t>(ratio)};
   c.indexer_top_k = 1000;  // every compressed row visible: no indexer
   return c;
 }

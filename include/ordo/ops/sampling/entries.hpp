@@ -11,7 +11,7 @@
 namespace ordo::ops::sampling {
 
 struct cpu_entry {
-  std::string name;  // "sampling.r4.greedy"
+  std::string name;  // "sampling.r4.greedy", "sampling.r4.sample"
   int tier;
   mode picks;
   void (*run)(const problem&);
@@ -31,7 +31,7 @@ inline const std::vector<cpu_entry>& cpu_entries() {
 inline const cpu_entry& find_entry(int tier, mode m) {
   for (const auto& c : cpu_entries())
     if (c.tier == tier && c.picks == m) return c;
-  throw std::out_of_range("sampling: no spec r" + std::to_string(tier));
+  throw std::out_of_range("sampling: no spec r" + std::to_string(tier) + "." + std::string(name_of(m)));
 }
 
 }  // namespace ordo::ops::sampling

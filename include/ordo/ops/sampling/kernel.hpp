@@ -1,6 +1,10 @@
-/// The sampling GPU kernel (greedy): one CTA of 256 threads per live row; each thread scans its
-/// share of the vocabulary, the warps merge by an xor butterfly of (logit, id) pairs, and thread 0
-/// merges the 8 warp bests from shared memory. Exact in any tree: ranks_before is a total order.
+/// The sampling GPU kernels, one CTA of 256 threads per live row.
+/// greedy: each thread scans its share of the vocabulary, the warps merge by an xor butterfly of
+/// (logit, id) pairs, and thread 0 merges the 8 warp bests from shared memory. Exact in any tree:
+/// ranks_before is a total order.
+/// sample: every thread runs sample_row (body.hpp) with a reducer in which thread c computes chunk
+/// c into shared memory; every thread then folds the same 256 values in the same order, so the
+/// whole CTA takes the same branches and thread 0 writes the token the CPU executor writes.
 #pragma once
 #include <vector>
 
@@ -13,15 +17,49 @@
 
 namespace ordo::ops::sampling {
 
-template <int R>
+template <int R, mode M>
 constexpr bool can_run(const problem& p) {
-  return valid<R>(p);
+  return valid<R, M>(p);
 }
 
 #if defined(ORDO_GPU)
+/// sample_row's Reducer on the device: thread c evaluates chunk c; the barriers before and after
+/// make the previous array dead and the new one visible to the whole CTA.
+struct cta_chunks {
+  float* floats_;  // [chunks_per_row] shared
+  int* ints_;      // [chunks_per_row] shared
+  int thread;
+  template <class Fn>
+  ORDO_HD const float* floats(Fn fn) {
+    return fill(floats_, fn);
+  }
+  template <class Fn>
+  ORDO_HD const int* ints(Fn fn) {
+    return fill(ints_, fn);
+  }
+  template <class T, class Fn>
+  ORDO_HD const T* fill(T* chunk_values, Fn fn) {
+#if defined(ORDO_DEVICE_PASS)
+    __syncthreads();
+    chunk_values[thread] = fn(thread);
+    __syncthreads();
+#endif
+    return chunk_values;
+  }
+};
+
 template <int R, mode M>
 ORDO_GLOBAL void __launch_bounds__(workers_per_row) sampling_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
+  if constexpr (M == mode::sample) {
+    __shared__ float chunk_floats[chunks_per_row];
+    __shared__ int chunk_ints[chunks_per_row];
+    const int i = int(blockIdx.x);
+    cta_chunks red{chunk_floats, chunk_ints, int(threadIdx.x)};
+    const int token = sample_row(p.logits + std::size_t(i) * p.logit_stride, p.n_vocab, p.sampler, p.positions[i], red);
+    if (threadIdx.x == 0) p.tokens[i] = token;
+    return;
+  }
   constexpr int warps = workers_per_row / 32;
   __shared__ float warp_logit[warps];
   __shared__ int warp_id[warps];
@@ -51,7 +89,7 @@ ORDO_GLOBAL void __launch_bounds__(workers_per_row) sampling_kernel(problem p) {
 
 template <int R, mode M>
 void launch_gpu(const problem& p, gpu::stream_t stream) {
-  sampling_kernel<R, M><<<unsigned(p.rows), workers_per_row, 0, gpu::native(stream)>>>(p);
+  sampling_kernel<R, M><<<unsigned(p.rows), workers_per_row, 0, gpu::native(stream)>>>(p);  // p.positions: device memory
   ORDO_GPU_CHECK_LAUNCH();
 }
 

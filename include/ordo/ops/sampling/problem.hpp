@@ -1,8 +1,20 @@
-/// The sampling problem: R rows of n_vocab logits become one token id per row. This part of the
-/// family is greedy decoding: argmax with ties to the lowest id (ds4-model.md §11.4, "T <= 0 →
-/// argmax (first max index)"). A NaN logit ranks below every number, so a row's token does not
-/// depend on the order in which a backend scans it. Temperature / top-k / top-p / min-p sampling
-/// with the counter-based RNG (DESIGN §6) is the next option of this family.
+/// The sampling problem: R rows of n_vocab logits become one token id per row.
+///
+/// mode greedy: argmax with ties to the lowest id (ds4-model.md §11.4, "T <= 0 → argmax (first max
+/// index)"). A NaN logit ranks below every number, so a row's token does not depend on the order in
+/// which a backend scans it.
+///
+/// mode sample (DESIGN §6, docs/decisions.md "sampling"): the filters, in this order, over the
+/// tokens ranked by ranks_before (larger logit first, ties to the lower id):
+///   1. top-k: keep the k best ranked tokens (k = 0 or k >= n_vocab: all);
+///   2. temperature: weights w = exp((z − z_max) / T), so the best token weighs exactly 1;
+///   3. top-p: keep the shortest ranked prefix of the top-k set whose weight reaches top_p × the
+///      top-k set's weight (the token that crosses is kept; top_p = 1: all);
+///   4. min-p: keep tokens with w >= min_p (relative to the best token's weight 1; 0: all);
+/// then draw one kept token with probability proportional to w, from the uniform of Philox keyed by
+/// (seed, position). T <= 0 is greedy: the same token as mode greedy. A row whose best logit is not
+/// finite (all NaN, all −inf, or a +inf) is sampled greedily too. NaN and −inf logits are never
+/// drawn. Every float sum has one order that depends only on n_vocab (body.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -10,10 +22,19 @@
 
 namespace ordo::ops::sampling {
 
-/// How a row's token is chosen. Only greedy exists so far.
-enum class mode { greedy };
+/// How a row's token is chosen.
+enum class mode { greedy, sample };
 
-constexpr std::string_view name_of(mode) { return "greedy"; }
+constexpr std::string_view name_of(mode m) { return m == mode::greedy ? "greedy" : "sample"; }
+
+/// The sampler's settings, shared by every row of a pass (mode sample only).
+struct settings {
+  float temperature = 0.0f;  // <= 0: greedy; finite
+  int top_k = 0;             // >= 0; 0: off
+  float top_p = 1.0f;        // in (0, 1]; 1: off
+  float min_p = 0.0f;        // in [0, 1]; 0: off
+  std::uint64_t seed = 0;
+};
 
 struct problem {
   const float* logits;       // [rows][logit_stride]: n_vocab logits per row
@@ -21,6 +42,8 @@ struct problem {
   std::int32_t* tokens;      // [rows] the chosen token of each row
   int n_vocab;               // 129280 for DS4
   int rows;                  // live rows, 1..R
+  settings sampler{};        // mode sample only
+  const std::uint64_t* positions = nullptr;  // [rows] each row's token position (mode sample only)
 };
 
 }  // namespace ordo::ops::sampling

@@ -1,20 +1,5 @@
-// router specializations: every spec of ops::router::op's space for the build's GPU (provisional
-// until registry::table<Op> lands; then this file becomes the one instantiation line of §3a).
-// A CPU build has no kernels to make: the CPU executor is header-only (ops/router/cpu.hpp).
-#include "ordo/ops/router/kernel.hpp"
+// router specs: every tier × selection (ops/router/router.hpp).
+#include "ordo/ops/router/router.hpp"
+#include "ordo/registry/instantiate.hpp"
 
-#if defined(ORDO_GPU)
-namespace ordo::ops::router {
-#if defined(ORDO_DEVICE_PASS)
-// The device pass must not export host addresses (see registry/qmv_instantiate.hpp); naming the
-// launchers in a host function still makes their kernels instantiate for the device.
-[[maybe_unused]] static __host__ std::vector<launcher> device_pass_launchers() { return gpu_launchers(); }
-#else
-/// The exported launcher table, in op::for_each_spec's order.
-const std::vector<launcher>& gpu_launcher_table() {
-  static const std::vector<launcher> table = gpu_launchers();
-  return table;
-}
-#endif
-}  // namespace ordo::ops::router
-#endif
+ORDO_INSTANTIATE(router, ops::router::op);

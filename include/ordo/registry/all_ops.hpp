@@ -6,11 +6,17 @@
 #include "ordo/meta/type_list.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
+#include "ordo/ops/rmsnorm/rmsnorm.hpp"
+#include "ordo/ops/rope/rope.hpp"
+#include "ordo/ops/router/router.hpp"
 #include "ordo/registry/table.hpp"
 
 namespace ordo::registry {
 
-using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op>;
+using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
+                               ops::rmsnorm::op,
+                               ops::rope::op,
+                               ops::router::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

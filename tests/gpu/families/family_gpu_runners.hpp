@@ -5,9 +5,6 @@
 #pragma once
 #include <string>
 
-#include "ordo/ops/rmsnorm/entries.hpp"
-#include "ordo/ops/rope/entries.hpp"
-#include "ordo/ops/router/entries.hpp"
 #include "ordo/ops/sampling/entries.hpp"
 
 namespace ordo::test::gpu_runners {
@@ -15,9 +12,6 @@ namespace ordo::test::gpu_runners {
 int device_count();
 std::string device_name();
 
-void rmsnorm(const ops::rmsnorm::cpu_entry& e, const ops::rmsnorm::problem& p);
-void rope(const ops::rope::cpu_entry& e, const ops::rope::problem& p);
-void router(const ops::router::cpu_entry& e, const ops::router::problem& p);
 void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p);
 
 }  // namespace ordo::test::gpu_runners

@@ -172,7 +172,7 @@ inline ordl replay_reference(const eval::ref_model& m, const std::vector<int32_t
   auto twin = ref::make_sequence_state(c);
   for (int32_t t : tokens) {
     const int pos = st.n_pos;
-    ref::hc_state h = ref::hc_from_embedding(m.weights.token_embd.row(t).transpose(), c.hc_mult);
+    ref::hc_state h = ref::hc_from_embedding(m.weights.token_embd.row(t).transpose(), int(c.hc_count));
     for (int il = 0; il < c.n_layer; ++il) {
       const ref::layer_weights& w = m.weights.layers[il];
       const ref::hc_split a = ref::hc_pre(h, w.hc_attn, c);

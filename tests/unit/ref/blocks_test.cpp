@@ -107,7 +107,7 @@ TEST(RefHc, PreCombIsTwentySinkhornIterationsOfTheSpec) {
   config c = testing::tiny_config();
   ASSERT_EQ(c.hc_sinkhorn_iters, 20);
   testing::rng r(21);
-  const int n = c.hc_mult, d = c.n_embd;
+  const int n = int(c.hc_count), d = int(c.n_embd);
   hc_weights w{r.gauss(c.hc_mix(), n * d, 0.02), r.gvec(3, 0.3, 1.0), r.gvec(c.hc_mix(), 0.5)};
   for (int i = 2 * n; i < c.hc_mix(); ++i) w.base[i] = 4.0 * r.gvec(1, 1.0)[0];
   const hc_state h = r.gauss(n, d, 1.0);

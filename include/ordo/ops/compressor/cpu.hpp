@@ -1,12 +1,13 @@
 /// The provisional CPU executor of compressor (until the generic executor of DESIGN §3a lands):
 /// store row by row; emit phase by phase, lanes 0..31 in turn, the norm's 32 partials combined by
-/// rmsnorm::combine_lanes exactly as the warp's butterfly does. The bit reference of every GPU spec.
+/// order::combine<Order> exactly as the warp's butterfly does. The bit reference of every GPU spec.
 #pragma once
 #include <array>
 
 #include "ordo/ops/compressor/body.hpp"
 #include "ordo/ops/compressor/compressor.hpp"
-#include "ordo/ops/rmsnorm/cpu.hpp"
+#include "ordo/ops/rmsnorm/body.hpp"
+#include "ordo/order/combine.hpp"
 
 namespace ordo::ops::compressor {
 
@@ -19,13 +20,13 @@ template <ratio Ra, class Order>
 void run_emit_cpu(const emit_problem& p) {
   for (int lane = 0; lane < order::lanes; ++lane) pool_lane<Ra>(p, lane);
   const rmsnorm::problem norm = norm_view(p);
-  std::array<float, order::lanes> partial{};
+  order::host_lanes partial{};
   for (int lane = 0; lane < order::lanes; ++lane) {
     float acc[1] = {0.0f};
     rmsnorm::accumulate_squares<Order, 1>(norm, 0, lane, acc);
-    partial[std::size_t(lane)] = acc[0];
+    partial.v[lane] = acc[0];
   }
-  const float inv = rmsnorm::inverse_rms(rmsnorm::combine_lanes<Order>(partial), p.d, p.eps);
+  const float inv = rmsnorm::inverse_rms(order::combine<Order>(partial), p.d, p.eps);
   for (int lane = 0; lane < order::lanes; ++lane) rmsnorm::write_head<rmsnorm::weighting::weighted>(norm, 0, 0, lane, inv);
   for (int lane = 0; lane < order::lanes; ++lane) rope_lane(p, lane);
   for (int lane = 0; lane < order::lanes; ++lane) fp8_lane(p, lane);

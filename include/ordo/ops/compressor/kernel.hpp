@@ -9,6 +9,7 @@
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/ops/compressor/body.hpp"
 #include "ordo/ops/compressor/compressor.hpp"
+#include "ordo/order/combine.hpp"
 
 namespace ordo::ops::compressor {
 
@@ -57,10 +58,8 @@ ORDO_GLOBAL void __launch_bounds__(32) compressor_emit_kernel(emit_problem p) {
   const rmsnorm::problem norm = norm_view(p);
   float acc[1] = {0.0f};
   rmsnorm::accumulate_squares<Order, 1>(norm, 0, lane, acc);
-  float v = acc[0];
-#pragma unroll
-  for (int step = 0; step < Order::combine_steps; ++step) v = v + gpu::shfl_xor(v, Order::combine_offset(step));
-  const float inv = rmsnorm::inverse_rms(v, p.d, p.eps);
+  order::warp_lanes sum_squares{acc[0]};
+  const float inv = rmsnorm::inverse_rms(order::combine<Order>(sum_squares), p.d, p.eps);
   warp_barrier();  // every lane has read the pooled row before any lane overwrites it
   rmsnorm::write_head<rmsnorm::weighting::weighted>(norm, 0, 0, lane, inv);
   warp_barrier();

@@ -16,8 +16,9 @@ enum class weighting { weighted, plain };
 /// qmv reads (one launch instead of norm + quantize).
 enum class epilogue { f32, q8_32 };
 
-constexpr std::string_view name_of(weighting w) { return w == weighting::weighted ? "weighted" : "plain"; }
-constexpr std::string_view name_of(epilogue e) { return e == epilogue::f32 ? "f32" : "q8_32"; }
+/// Name traits of the options (spec/axis_name.hpp finds them by ADL).
+constexpr std::string_view ordo_name(weighting w) { return w == weighting::weighted ? "weighted" : "plain"; }
+constexpr std::string_view ordo_name(epilogue e) { return e == epilogue::f32 ? "f32" : "q8_32"; }
 
 /// One rmsnorm call. Strides are in floats (x, out) or bytes (q8) so tests can pad them.
 struct problem {
@@ -33,5 +34,17 @@ struct problem {
   int rows;                   // live rows, 1..R; rows >= this are never read or written
   float eps;                  // 1e-6 for DS4
 };
+
+/// Whether a problem fits spec (R, E): rows within the tier, shapes the epilogue can block.
+template <int R, epilogue E>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.n_heads < 1 || p.head_dim < 1) return false;
+  const std::size_t width = std::size_t(p.n_heads) * std::size_t(p.head_dim);
+  if (p.x_stride < width || p.out_stride < width) return false;
+  if constexpr (E == epilogue::q8_32) {
+    if (p.head_dim % 32 != 0 || p.q8 == nullptr || p.q8_row_bytes < width / 32 * 36) return false;
+  }
+  return true;
+}
 
 }  // namespace ordo::ops::rmsnorm

@@ -13,7 +13,8 @@ namespace ordo::ops::rope {
 /// back, applied to the attention output heads before the output projection).
 enum class direction { forward, inverse };
 
-constexpr std::string_view name_of(direction d) { return d == direction::forward ? "forward" : "inverse"; }
+/// The direction's name trait (spec/axis_name.hpp finds it by ADL).
+constexpr std::string_view ordo_name(direction d) { return d == direction::forward ? "forward" : "inverse"; }
 
 struct problem {
   float* x;                   // [rows][x_stride], rotated in place: n_heads * head_dim live floats
@@ -25,5 +26,13 @@ struct problem {
   int n_rot;                  // 64: dims [head_dim − n_rot, head_dim) of each head rotate
   int rows;                   // live rows, 1..R
 };
+
+/// Whether a problem fits a spec of tier R: rows within the tier, an even tail inside the head.
+template <int R>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.n_heads < 1 || p.n_rot < 2 || p.n_rot % 2 != 0 || p.n_rot > p.head_dim)
+    return false;
+  return p.x_stride >= std::size_t(p.n_heads) * std::size_t(p.head_dim) && p.table_stride >= std::size_t(p.n_rot);
+}
 
 }  // namespace ordo::ops::rope

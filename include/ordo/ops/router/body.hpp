@@ -8,6 +8,7 @@
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/math.hpp"
+#include "ordo/ops/ranking.hpp"
 #include "ordo/ops/router/problem.hpp"
 
 namespace ordo::ops::router {
@@ -15,20 +16,12 @@ namespace ordo::ops::router {
 /// sqrt(softplus(logit)), from the portable math (softplus 1.18 ulp, sqrt correctly rounded).
 ORDO_HD ORDO_FORCEINLINE float score(float logit) { return numeric::sqrt_f32(numeric::softplus_f32(logit)); }
 
-/// A candidate of the top-k: its selection key and expert id. Empty: id −1.
+/// A candidate of the top-k: its selection key and expert id. Empty: id −1. Ranked by
+/// ops::ranks_before (ops/ranking.hpp).
 struct candidate {
   float key;
   int id;
 };
-
-/// The selection order: larger key first, then the lower id; NaN keys rank below every number
-/// (and among themselves by id), an empty candidate below everything.
-ORDO_HD ORDO_FORCEINLINE bool ranks_before(candidate a, candidate b) {
-  if (a.id < 0 || b.id < 0) return b.id < 0 && a.id >= 0;
-  const bool a_nan = !(a.key == a.key), b_nan = !(b.key == b.key);
-  if (a_nan || b_nan) return a_nan == b_nan ? a.id < b.id : b_nan;
-  return a.key > b.key || (a.key == b.key && a.id < b.id);
-}
 
 /// The selection key of expert e of row i: p_e + bias_e (p_e alone without a bias).
 ORDO_HD ORDO_FORCEINLINE float selection_key(const problem& p, int i, int e) {

@@ -15,7 +15,8 @@ namespace ordo::ops::router {
 /// (the first n_hash_layer layers).
 enum class selection { top_k, hash };
 
-constexpr std::string_view name_of(selection s) { return s == selection::top_k ? "topk" : "hash"; }
+/// The selection's name trait (spec/axis_name.hpp finds it by ADL).
+constexpr std::string_view ordo_name(selection s) { return s == selection::top_k ? "topk" : "hash"; }
 
 /// The most experts a row may use (DS4 uses 6); per-lane state is sized by it.
 inline constexpr int max_used = 8;
@@ -36,5 +37,14 @@ struct problem {
   float scale;                  // expert_weights_scale, 1.5
   float sum_floor;              // 6.103515625e-5: the floor of Σ p over the selected experts
 };
+
+/// Whether a problem fits spec (R, S): rows within the tier, n_used experts that fit, a table to hash with.
+template <int R, selection S>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.n_used < 1 || p.n_used > max_used || p.n_used > p.n_expert) return false;
+  if (p.logit_stride < std::size_t(p.n_expert) || p.out_stride < std::size_t(p.n_used)) return false;
+  if constexpr (S == selection::hash) return p.tid2eid != nullptr && p.tokens != nullptr && p.n_tokens > 0;
+  return true;
+}
 
 }  // namespace ordo::ops::router

@@ -13,6 +13,7 @@
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
+#include "ordo/ops/ranking.hpp"
 #include "ordo/ops/sampling/philox.hpp"
 #include "ordo/ops/sampling/problem.hpp"
 
@@ -23,16 +24,6 @@ struct candidate {
   float logit;
   int id;
 };
-
-/// Larger logit first, then the lower id; NaN below every number (among NaNs, the lower id); the
-/// empty candidate below everything. A strict total order on candidates of distinct ids (the same
-/// rule as the router's top-k; both move to a shared header with the generic machinery).
-ORDO_HD ORDO_FORCEINLINE bool ranks_before(candidate a, candidate b) {
-  if (a.id < 0 || b.id < 0) return b.id < 0 && a.id >= 0;
-  const bool a_nan = !(a.logit == a.logit), b_nan = !(b.logit == b.logit);
-  if (a_nan || b_nan) return a_nan == b_nan ? a.id < b.id : b_nan;
-  return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-}
 
 /// Worker t's best token of row i among ids t, t + workers, t + 2·workers, ….
 ORDO_HD ORDO_FORCEINLINE candidate worker_best(const problem& p, int i, int t, int workers) {

@@ -6,7 +6,8 @@
 #include <cmath>
 
 #include "op_test_inputs.hpp"
-#include "ordo/ops/rmsnorm/entries.hpp"
+#include "ordo/ops/rmsnorm/rmsnorm.hpp"
+#include "ordo/registry/table.hpp"
 #include "ordo/ref/basic.hpp"
 
 namespace {
@@ -34,7 +35,7 @@ class RmsnormRef : public ::testing::TestWithParam<shape> {};
 
 TEST_P(RmsnormRef, AgreesWithReferenceWithinDerivedBound) {
   const shape s = GetParam();
-  const auto& e = find_entry(4, "ls32", s.weighted ? weighting::weighted : weighting::plain, epilogue::f32);
+  const auto& e = ordo::registry::find<op>(s.weighted ? "rmsnorm.r4.ls32.weighted.f32" : "rmsnorm.r4.ls32.plain.f32");
   ordo::quant::splitmix64 rng{0x5eed0000u + std::uint64_t(s.head_dim)};
   const int width = s.n_heads * s.head_dim;
   const auto w = ordo::test::mixed_floats(rng, std::size_t(s.head_dim), 3);
@@ -45,7 +46,7 @@ TEST_P(RmsnormRef, AgreesWithReferenceWithinDerivedBound) {
   }
   const problem p{x.data(), std::size_t(width), w.data(), y.data(), std::size_t(width), nullptr, 0,
                   s.n_heads, s.head_dim, 4, 1e-6f};
-  e.run(p);
+  e.run_cpu(p);
   ordo::ref::vec wd(s.head_dim);
   for (int j = 0; j < s.head_dim; ++j) wd[j] = w[std::size_t(j)];
   double worst = 0;

@@ -7,9 +7,10 @@
 #include <cmath>
 
 #include "op_test_inputs.hpp"
-#include "ordo/ops/rope/entries.hpp"
+#include "ordo/ops/rope/rope.hpp"
 #include "ordo/ops/rope/table.hpp"
 #include "ordo/ref/rope.hpp"
+#include "ordo/registry/table.hpp"
 
 namespace {
 
@@ -41,7 +42,7 @@ TEST_P(RopeRef, AgreesWithReferenceWithinDerivedBound) {
   const angles table{.n_rot = params.n_rot, .base = params.base, .yarn = params.yarn, .factor = params.y.factor,
                      .original_context = params.y.original_context, .beta_fast = params.y.beta_fast,
                      .beta_slow = params.y.beta_slow};
-  const auto& e = find_entry(8, dir);
+  const auto& e = ordo::registry::find<op>(dir == direction::forward ? "rope.r8.forward" : "rope.r8.inverse");
   ordo::quant::splitmix64 rng{0x0e0e + std::uint64_t(ratio) + 31 * std::uint64_t(s.head_dim)};
   const double positions[] = {0, 1, 127, 4097, 65535, 65536 + 4096, 300000, 1000000};
   const int width = s.n_heads * s.head_dim;
@@ -52,7 +53,7 @@ TEST_P(RopeRef, AgreesWithReferenceWithinDerivedBound) {
     table.fill(positions[i], t.data() + std::size_t(i) * params.n_rot);
   }
   const std::vector<float> input = x;
-  e.run(problem{x.data(), std::size_t(width), t.data(), std::size_t(params.n_rot), s.n_heads, s.head_dim, params.n_rot, 8});
+  e.run_cpu(problem{x.data(), std::size_t(width), t.data(), std::size_t(params.n_rot), s.n_heads, s.head_dim, params.n_rot, 8});
   double worst = 0;
   for (int i = 0; i < 8; ++i) {
     ordo::ref::vec v(width);
@@ -69,7 +70,7 @@ TEST_P(RopeRef, AgreesWithReferenceWithinDerivedBound) {
       }
     }
   }
-  std::printf("rope %s ratio %d %s: worst error %.3f of the bound\n", s.what, ratio, std::string(name_of(dir)).c_str(), worst);
+  std::printf("rope %s ratio %d %s: worst error %.3f of the bound\n", s.what, ratio, std::string(ordo_name(dir)).c_str(), worst);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ds4, RopeRef,

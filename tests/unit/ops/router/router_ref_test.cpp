@@ -7,8 +7,9 @@
 #include <cmath>
 
 #include "op_test_inputs.hpp"
-#include "ordo/ops/router/entries.hpp"
+#include "ordo/ops/router/router.hpp"
 #include "ordo/ref/moe.hpp"
+#include "ordo/registry/table.hpp"
 
 namespace {
 
@@ -24,7 +25,7 @@ constexpr double weight_bound = 11.5 * unit_roundoff;
 
 struct layer_kind {
   const char* what;
-  int layer;  // < n_hash_layer (3): hash routing
+  int layer;  // < hash_layer_count (3): hash routing
 };
 
 class RouterRef : public ::testing::TestWithParam<layer_kind> {};
@@ -32,7 +33,7 @@ class RouterRef : public ::testing::TestWithParam<layer_kind> {};
 TEST_P(RouterRef, AgreesWithReferenceWithinDerivedBound) {
   const auto kind = GetParam();
   ordo::ref::config cfg;
-  const bool hash = kind.layer < cfg.n_hash_layer;
+  const bool hash = kind.layer < int(cfg.hash_layer_count);
   constexpr int rows = 16, n_tokens = 64;
   ordo::quant::splitmix64 rng{0x70e7 + std::uint64_t(kind.layer)};
   ordo::ref::layer_weights w;
@@ -59,10 +60,10 @@ TEST_P(RouterRef, AgreesWithReferenceWithinDerivedBound) {
   }
   std::vector<std::int32_t> experts(rows * 6);
   std::vector<float> weights(rows * 6);
-  const auto& e = find_entry(rows, hash ? selection::hash : selection::top_k);
-  e.run(problem{logits.data(), std::size_t(cfg.n_expert), hash ? nullptr : bias.data(), table.data(), tokens.data(),
-                n_tokens, experts.data(), weights.data(), 6, cfg.n_expert, cfg.n_expert_used, rows,
-                float(cfg.expert_weights_scale), float(cfg.router_sum_floor)});
+  const auto& e = ordo::registry::find<op>(hash ? "router.r16.hash" : "router.r16.topk");
+  e.run_cpu(problem{logits.data(), std::size_t(cfg.n_expert), hash ? nullptr : bias.data(), table.data(), tokens.data(),
+                    n_tokens, experts.data(), weights.data(), 6, int(cfg.n_expert), int(cfg.n_expert_used), rows,
+                    float(cfg.expert_weights_scale), float(ordo::ref::router_sum_floor)});
   int compared = 0;
   double worst = 0;
   for (int i = 0; i < rows; ++i) {

@@ -2,6 +2,7 @@
 // rows of it, padding and poisoned rows included — so what the kernel must not touch is checked
 // on the device's copy too.
 #include "family_gpu_runners.hpp"
+#include "device_mirror.hpp"
 
 #include <cstring>
 #include <stdexcept>
@@ -20,31 +21,6 @@ std::string device_name() {
   const auto info = gpu::query_device(0);
   return info.name + " (" + std::to_string(info.multiprocessors) + " SMs)";
 }
-
-namespace {
-/// A device copy of `count` elements of host memory (nullptr stays nullptr).
-template <class T>
-struct mirror {
-  T* host;
-  std::size_t count;
-  gpu::device_buffer<std::remove_const_t<T>> device;
-  mirror(T* h, std::size_t n) : host(h), count(h ? n : 0), device(h ? n : 0) {
-    if (host) device.upload(host, count);
-  }
-  T* get() const { return host ? device.data() : nullptr; }
-  void back() {
-    if (host) device.download(const_cast<std::remove_const_t<T>*>(host), count);
-  }
-};
-
-/// The launcher of entry e: the table is in cpu_entries()'s order (both walk op::for_each_spec).
-template <class Entries, class Entry, class Table>
-auto launcher_of(const Entries& entries, const Entry& e, const Table& table) {
-  const auto i = std::size_t(&e - entries.data());
-  if (i >= entries.size() || table.size() != entries.size()) throw std::logic_error("GPU launcher table mismatch");
-  return table[i];
-}
-}  // namespace
 
 void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p) {
   const std::size_t rows = std::size_t(e.tier);

@@ -7,7 +7,7 @@
 #if defined(ORDO_GPU)
 namespace ordo::ops::compressor {
 #if defined(ORDO_DEVICE_PASS)
-// The device pass must not export host addresses (see registry/qmv_instantiate.hpp); naming the
+// The device pass must not export host addresses (see registry/instantiate.hpp); naming the
 // launchers in a host function still makes their kernels instantiate for the device.
 [[maybe_unused]] static __host__ void device_pass_launchers() {
   (void)store_launchers();

@@ -6,7 +6,7 @@
 #if defined(ORDO_GPU)
 namespace ordo::ops::indexer {
 #if defined(ORDO_DEVICE_PASS)
-// The device pass must not export host addresses (see registry/qmv_instantiate.hpp); naming the
+// The device pass must not export host addresses (see registry/instantiate.hpp); naming the
 // launchers in a host function still makes their kernels instantiate for the device.
 [[maybe_unused]] static __host__ std::vector<launcher> device_pass_launchers() { return gpu_launchers(); }
 #else

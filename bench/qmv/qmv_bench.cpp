@@ -110,7 +110,7 @@ std::vector<std::byte> random_weights(int n_out, int k, std::uint64_t seed) {
 std::vector<std::byte> random_weights(std::string_view format, int n_out, int k) {
   std::vector<std::byte> w;
   [&]<class... Fs>(meta::type_list<Fs...>) {
-    ((Fs::name == format ? (w = random_weights<Fs>(n_out, k, 1), true) : false), ...);
+    (void)((Fs::name == format && (w = random_weights<Fs>(n_out, k, 1), true)) || ...);
   }(quant::all_formats{});
   if (w.empty()) throw std::invalid_argument("qmv_bench: unknown format " + std::string(format));
   return w;
@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
         e.launch_gpu(p, stream);
       }
       ORDO_GPU_CHECK(ORDO_GPU_API(StreamEndCapture)(stream, &graph));
-      ORDO_GPU_CHECK(ORDO_GPU_API(GraphInstantiate)(&exec, graph, 0));
+      ORDO_GPU_CHECK(ORDO_GPU_API(GraphInstantiateWithFlags)(&exec, graph, 0));
       ORDO_GPU_CHECK(ORDO_GPU_API(GraphLaunch)(exec, stream));  // warm up
       std::vector<double> graph_batch;
       for (int rep = 0; rep < 3; ++rep) {

@@ -73,8 +73,14 @@ turn_stats chat_session::turn(std::string_view user_text, const turn_events& ev)
   transcript_.insert(transcript_.end(), add.begin(), add.end());
 
   turn_stats st;
+#if defined(ORDO_MUTANT_CHAT_ALWAYS_REOPEN)  // mutation check: every turn feeds everything
+  const bool holds_prefix = false;
+#elif defined(ORDO_MUTANT_CHAT_LENGTH_ONLY)  // mutation check: a state as long as a prefix is taken for one
+  const bool holds_prefix = backend_ && consumed_.size() <= transcript_.size();
+#else
   const bool holds_prefix = backend_ && consumed_.size() <= transcript_.size() &&
                             std::equal(consumed_.begin(), consumed_.end(), transcript_.begin());
+#endif
   if (!holds_prefix) {
     backend_.reset();
     backend_ = open_();

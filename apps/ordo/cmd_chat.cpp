@@ -102,7 +102,6 @@ int run_chat(int argc, char** argv) {
   eval::backend_options bo;
   bo.model = model.empty() ? generate::ensure_default_model(note) : model;
   const eval::backend_choice choice = eval::choose_backend(backend);
-  if (!choice.note.empty()) std::fprintf(stderr, "ordo chat: %s\n", choice.note.c_str());
   const std::string loading = "loading model " + bo.model.string();
   app::status_line status;
   status.start_ticker(loading);
@@ -113,6 +112,7 @@ int run_chat(int argc, char** argv) {
   generate::chat_session session(tok, [&] { return eval::make_backend(choice.name, bo); }, opt);
   app::step(loading, [&] { session.open(); });
   status.clear();
+  if (!choice.note.empty()) std::fprintf(stderr, "ordo chat: %s\n", choice.note.c_str());
 
   const app::repl_signals signals;
   const bool interactive = ::isatty(0);

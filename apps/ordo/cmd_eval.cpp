@@ -63,8 +63,8 @@ int run_eval(int argc, char** argv) {
       prompt = ordo::app::step("reading the tokenizer of " + opt.model.string(), [&] {
         return ordo::tokenizer::load_tokenizer(opt.model).encode(text, ordo::tokenizer::special_tokens::parse);
       });
-    if (!choice.note.empty()) std::fprintf(stderr, "ordo eval: %s\n", choice.note.c_str());
     auto b = ordo::app::step("loading model " + opt.model.string(), [&] { return ordo::eval::make_backend(choice.name, opt); });
+    if (!choice.note.empty()) std::fprintf(stderr, "ordo eval: %s\n", choice.note.c_str());
     if (*o_chunk && !b->chunked_prefill())
       std::fprintf(stderr, "ordo eval: --chunk %zu ignored: the %s backend has no chunked prefill (it feeds the prompt one token at a time)\n",
                    opt.prefill_chunk, std::string(b->name()).c_str());

@@ -11,7 +11,7 @@ namespace ordo::eval {
 // and a GPU build adds {"gpu", "...", &gpu_device_present, &make_gpu_backend}.
 const std::vector<backend_kind>& built_backends() {
   static const std::vector<backend_kind> table = {
-      {"ref", "the double-precision reference (slow, exact to the spec, not to the engine)", nullptr, &make_ref_backend},
+      {"ref", "the double-precision reference, slow", nullptr, &make_ref_backend},
   };
   return table;
 }

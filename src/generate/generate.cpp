@@ -120,7 +120,6 @@ stats run(const options& opt, const events& ev) {
   st.max_tokens = opt.max_tokens;
   eval::backend_options bo;
   bo.model = opt.model.empty() ? ensure_default_model(ev.note) : opt.model;
-  if (!choice.note.empty() && ev.note) ev.note(choice.note + "\n");
   const std::string model_name = bo.model.string();
 
   const auto t_load = clock_type::now();
@@ -152,6 +151,7 @@ stats run(const options& opt, const events& ev) {
   }
   progress(phase::loading_model, 1, 1);
   st.load_seconds = seconds_since(t_load);
+  if (!choice.note.empty() && ev.note) ev.note(choice.note + "\n");  // once it loaded: errors come first
 
   // --dump-logits keeps every forward step's row; --dump-tokens the sequence. Both are written
   // whatever ends the run (an interrupted run dumps what it computed).

@@ -210,17 +210,12 @@ int run_chat(int argc, char** argv) {
                                             : chat::think_mode::max);
       say_think();
     } else if (cmd == "/ctx") {
-      std::size_t used = 0;
-      long long n = 0;
-      try {
-        n = std::stoll(arg, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != arg.size() || n < 1) {
-        error("/ctx: '" + arg + "' is not an integer >= 1");
+      std::string value = arg;
+      if (const std::string why = app::integer_at_least(1)(value); !why.empty()) {
+        error("/ctx: " + why);
       } else {
-        session.set_context(std::uint64_t(n));
+        const std::uint64_t n = std::stoull(value);
+        session.set_context(n);
         say("context: " + std::to_string(n) + " tokens (the conversation holds " +
             std::to_string(session.transcript().size()) + ")");
         if (session.options().think == chat::think_mode::max) say_think();

@@ -211,6 +211,31 @@ TEST(chat_cli, ctrl_c_twice_at_the_prompt_exits_130_and_sigterm_143) {
   EXPECT_EQ(term.status, 143) << term.err;
 }
 
+TEST(chat_cli, sampled_chats_with_a_seed_are_reproducible_and_stop_strings_apply) {
+  const std::vector<std::string> sampled = {"-n", "12", "--temp", "1", "--top-p", "0.95"};
+  const auto with_seed = [&](const char* seed) {
+    auto args = sampled;
+    args.insert(args.end(), {"--seed", seed});
+    const auto r = chat(args, "Hello\nAgain\n");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  const std::string a = with_seed("1"), b = with_seed("1"), c = with_seed("2");
+  EXPECT_EQ(a, b) << "same seed, different bytes";
+  EXPECT_NE(a, c) << "seeds 1 and 2 sampled the same replies";
+  // A stop string cuts the first reply before it; the chat goes on with the next message.
+  const auto greedy = chat({"-n", "12"}, "Hello\n");
+  ASSERT_EQ(greedy.status, 0) << greedy.err;
+  const std::string reply = greedy.out.substr(std::string("> Hello\n").size());
+  ASSERT_GT(reply.size(), 12u);
+  const std::string stop = reply.substr(reply.size() / 2, 3);
+  const auto cut = chat({"-n", "12", "--stop", stop}, "Hello\nNext\n");
+  ASSERT_EQ(cut.status, 0) << cut.err;
+  EXPECT_EQ(cut.out.substr(0, cut.out.find("> Next")), "> Hello\n" + reply.substr(0, reply.find(stop)) + "\n");
+  EXPECT_NE(cut.err.find("stopped: stop string \"" + stop + "\""), std::string::npos) << cut.err;
+  EXPECT_EQ(stats_lines(cut.err).size(), 2u) << cut.err;
+}
+
 TEST(chat_cli, usage_errors_name_the_flag) {
   for (const auto& [args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--backend", "sideways"}, "--backend"},

@@ -12,7 +12,8 @@
 #include "ordo/model/ds4_hparams.hpp"
 #include "ordo/model/ds4_model_view.hpp"
 #include "ordo/model/gguf.hpp"
-#include "ordo/ops/sampling/entries.hpp"
+#include "ordo/ops/sampling/sampling.hpp"
+#include "ordo/registry/table.hpp"
 #include "synth/synth.hpp"
 #include "tokenizer/gguf_vocab.hpp"
 #include "tokenizer/stream_decoder.hpp"
@@ -170,11 +171,11 @@ stats run(const options& opt, const events& ev) {
   // One row of the sampling family's CPU executor: greedy (ties to the lowest id, as `ordo eval
   // --gen`) at temperature <= 0, else the sampler with the token's position as the RNG counter.
   const auto& sampler_entry =
-      ops::sampling::find_entry(1, opt.sampler.temperature > 0.0f ? ops::sampling::mode::sample : ops::sampling::mode::greedy);
+      registry::find<ops::sampling::op>(opt.sampler.temperature > 0.0f ? "sampling.r1.sample" : "sampling.r1.greedy");
   const auto choose = [&](const std::vector<float>& z, std::size_t position) {
     std::int32_t token = -1;
     const std::uint64_t pos = position;
-    sampler_entry.run(ops::sampling::problem{z.data(), z.size(), &token, int(z.size()), 1, opt.sampler, &pos});
+    sampler_entry.run_cpu(ops::sampling::problem{z.data(), z.size(), &token, int(z.size()), 1, opt.sampler, &pos});
     return token;
   };
   tokenizer::stream_decoder decoder(*tok);

@@ -9,6 +9,7 @@
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
 #include "ordo/ops/rope/rope.hpp"
 #include "ordo/ops/router/router.hpp"
+#include "ordo/ops/sampling/sampling.hpp"
 #include "ordo/registry/table.hpp"
 
 namespace ordo::registry {
@@ -16,7 +17,8 @@ namespace ordo::registry {
 using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rmsnorm::op,
                                ops::rope::op,
-                               ops::router::op>;
+                               ops::router::op,
+                               ops::sampling::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

@@ -4,6 +4,7 @@
 /// the drivers do not compile without it). README "Checking a kernel variant" lists what a family touches.
 #pragma once
 #include "ordo/meta/type_list.hpp"
+#include "ordo/ops/hc/hc.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
@@ -18,7 +19,8 @@ using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rmsnorm::op,
                                ops::rope::op,
                                ops::router::op,
-                               ops::sampling::op>;
+                               ops::sampling::op,
+                               ops::hc::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

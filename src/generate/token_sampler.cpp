@@ -2,7 +2,8 @@
 
 #include <stdexcept>
 
-#include "ordo/ops/sampling/entries.hpp"
+#include "ordo/ops/sampling/sampling.hpp"
+#include "ordo/registry/table.hpp"
 
 namespace ordo::generate {
 
@@ -10,8 +11,7 @@ token_sampler::token_sampler(const ops::sampling::settings& s) : settings_(s) {
   if (!ops::sampling::valid(s))
     throw std::invalid_argument(
         "sampler settings out of range (--temp finite, --top-k >= 0, --top-p in (0, 1], --min-p in [0, 1])");
-  const auto m = s.temperature > 0.0f ? ops::sampling::mode::sample : ops::sampling::mode::greedy;
-  run_ = ops::sampling::find_entry(1, m).run;
+  run_ = registry::find<ops::sampling::op>(s.temperature > 0.0f ? "sampling.r1.sample" : "sampling.r1.greedy").run_cpu;
 }
 
 std::int32_t token_sampler::choose(std::span<const float> logits, std::uint64_t position) const {

@@ -236,6 +236,19 @@ TEST(chat_cli, sampled_chats_with_a_seed_are_reproducible_and_stop_strings_apply
   EXPECT_EQ(stats_lines(cut.err).size(), 2u) << cut.err;
 }
 
+TEST(chat_cli, on_a_terminal_it_prompts_and_shows_progress) {
+  // util-linux `script` runs the chat on a pseudo-terminal and forwards our stdin to it.
+  const std::string cmd = std::string("ORDO_CACHE=") + (scratch().path / "cache").string() + " " + ORDO_BIN + " chat -n 3";
+  process_options o;
+  o.input = "Hello\n/quit\n";
+  const auto r = ordo::e2e::run_process({"script", "-qfec", cmd, "/dev/null"}, o);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("/help lists the commands"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("> "), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("prompt [0-9]+/[0-9]+ tokens"))) << r.out;
+  EXPECT_NE(r.out.find("[fed "), std::string::npos) << r.out;
+}
+
 TEST(chat_cli, usage_errors_name_the_flag) {
   for (const auto& [args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--backend", "sideways"}, "--backend"},

@@ -44,6 +44,10 @@ class backend {
   /// returns the logits after each token [tokens.size()][n_vocab] (`every`) or after the last one
   /// [n_vocab] (`last`; empty for no tokens).
   virtual std::vector<float> prefill(std::span<const int32_t> tokens, logits_rows rows);
+  /// Starts a new sequence at position 0 on the loaded weights (`ordo chat` when its state no
+  /// longer holds a prefix of the conversation). false: not supported, the caller opens a fresh
+  /// backend (a GPU backend should support it: reopening would upload the weights again).
+  virtual bool restart() { return false; }
 };
 
 /// One backend this build can make: a row of built_backends().

@@ -21,6 +21,10 @@ class ref_backend final : public backend {
   }
   std::string_view name() const override { return "ref"; }
   uint32_t n_vocab() const override { return static_cast<uint32_t>(model_.config.n_vocab); }
+  bool restart() override {
+    state_ = ref::make_sequence_state(model_.config);
+    return true;
+  }
   std::vector<float> step(int32_t token) override {
     const ref::token_result r = ref::forward_token(model_.weights, model_.config, state_, token, sims_);
     return std::vector<float>(r.logits.begin(), r.logits.end());

@@ -40,8 +40,8 @@ void chat_session::clear() {
   transcript_.clear();
   head_ = 0;
   rebuild_head();
-  backend_.reset();  // the next turn opens a fresh one
   consumed_.clear();
+  state_dropped_ = true;  // the next turn starts a fresh state (restart, or a new backend)
 }
 
 void chat_session::open() {
@@ -76,15 +76,18 @@ turn_stats chat_session::turn(std::string_view user_text, const turn_events& ev)
 #if defined(ORDO_MUTANT_CHAT_ALWAYS_REOPEN)  // mutation check: every turn feeds everything
   const bool holds_prefix = false;
 #elif defined(ORDO_MUTANT_CHAT_LENGTH_ONLY)  // mutation check: a state as long as a prefix is taken for one
-  const bool holds_prefix = backend_ && consumed_.size() <= transcript_.size();
+  const bool holds_prefix = backend_ && !state_dropped_ && consumed_.size() <= transcript_.size();
 #else
-  const bool holds_prefix = backend_ && consumed_.size() <= transcript_.size() &&
+  const bool holds_prefix = backend_ && !state_dropped_ && consumed_.size() <= transcript_.size() &&
                             std::equal(consumed_.begin(), consumed_.end(), transcript_.begin());
 #endif
   if (!holds_prefix) {
-    backend_.reset();
-    backend_ = open_();
+    if (!backend_ || !backend_->restart()) {
+      backend_.reset();  // before opening: never two models in memory
+      backend_ = open_();
+    }
     consumed_.clear();
+    state_dropped_ = false;
     st.reopened = true;
   }
   st.kept = consumed_.size();

@@ -11,7 +11,9 @@
 /// Before each turn the session compares the tokens the backend has consumed with the
 /// transcript: when they are a prefix, only the rest is fed; otherwise (a mode switch that adds or
 /// removes the Think-Max prefix, /clear, an interrupted turn rolled back) it opens a fresh backend
-/// and feeds the whole transcript. A turn interrupted before its first token is rolled back.
+/// and feeds the whole transcript. "Fresh" is backend::restart() where the backend has it (the
+/// weights stay loaded), else a new backend. A turn interrupted before its first token is rolled
+/// back.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -41,7 +43,7 @@ struct turn_stats {
   std::size_t kept = 0;       // transcript positions the backend already held
   std::size_t fed = 0;        // tokens fed before generating (the new turn, or all after a reopen)
   std::size_t to_feed = 0;    // what had to be fed (fed < to_feed only when interrupted)
-  bool reopened = false;      // a fresh backend was opened for this turn
+  bool reopened = false;      // this turn started a fresh state (restarted or newly opened backend)
   std::size_t generated = 0;
   std::size_t decode_steps = 0;
   double prefill_seconds = 0;
@@ -72,7 +74,7 @@ class chat_session {
   /// unchanged) when the turn does not fit the context.
   turn_stats turn(std::string_view user_text, const turn_events& ev);
 
-  /// Back to BOS [prefix] [system]; the next turn starts a fresh backend.
+  /// Back to BOS [prefix] [system]; the next turn starts a fresh state.
   void clear();
   void set_think(chat::think_mode m);
   void set_context(std::uint64_t context);  // >= 1
@@ -96,6 +98,7 @@ class chat_session {
   std::vector<int32_t> transcript_;
   std::size_t head_ = 0;              // transcript_[0, head_): BOS [prefix] [system]
   std::vector<int32_t> consumed_;     // what backend_ has been fed
+  bool state_dropped_ = false;        // /clear: backend_'s state is not to be reused
 };
 
 }  // namespace ordo::generate

@@ -100,6 +100,19 @@ TEST(chat_cli, turns_feed_only_their_new_tokens_and_match_a_fresh_full_feed) {
   EXPECT_EQ(g2, std::vector<int32_t>(d.ids.begin() + long(turn2_prompt), d.ids.end() - 1));
 }
 
+TEST(chat_cli, after_clear_the_fresh_state_answers_as_the_first_time) {
+  // /clear restarts the backend's sequence (ref: a new state on the loaded weights): the same
+  // message must get the same reply as at the start, byte for byte.
+  const auto r = chat({"-n", "6"}, "Hello\n/clear\nHello\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t first = r.out.find("> Hello\n"), second = r.out.find("> Hello\n", first + 1);
+  ASSERT_NE(second, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(first, second - first), r.out.substr(second)) << r.out;
+  const auto s = stats_lines(r.err);
+  ASSERT_EQ(s.size(), 2u) << r.err;
+  EXPECT_NE(s[1].find("(fresh state)"), std::string::npos) << s[1];
+}
+
 TEST(chat_cli, the_first_turn_is_generate_s_single_turn_prompt_from_p_f_or_stdin) {
   const auto gen = ordo_run({"generate", "-p", "Hello", "-n", "6"});
   ASSERT_EQ(gen.status, 0) << gen.err;

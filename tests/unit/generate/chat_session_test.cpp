@@ -42,7 +42,8 @@ int32_t argmax(const std::vector<float>& z) {
 }
 
 struct backend_log {
-  int opened = 0;
+  bool restartable = false;  // whether the fake supports backend::restart
+  int opened = 0;            // fresh states: new instances plus restarts
   std::size_t steps = 0;                 // over all instances
   std::vector<int32_t> current_history;  // the live instance's
 };
@@ -55,6 +56,12 @@ class fake_backend final : public eval::backend {
   }
   std::string_view name() const override { return "fake"; }
   uint32_t n_vocab() const override { return ::n_vocab; }
+  bool restart() override {
+    if (!log_->restartable) return false;
+    ++log_->opened;
+    log_->current_history.clear();
+    return true;
+  }
   std::vector<float> step(int32_t token) override {
     log_->current_history.push_back(token);
     ++log_->steps;
@@ -123,59 +130,67 @@ TEST(chat_session, first_turn_is_the_single_turn_prompt_and_later_turns_feed_onl
 }
 
 TEST(chat_session, think_max_prefix_in_or_out_starts_a_fresh_state) {
-  fixture f;
-  auto o = options(2);
-  o.context = chat::think_max_min_context;
-  auto s = f.make(o);
-  s.turn("A", {});
-  s.set_think(chat::think_mode::max);
-  const auto t = s.turn("B", {});
-  EXPECT_TRUE(t.reopened);
-  EXPECT_EQ(f.log.opened, 2);
-  EXPECT_EQ(t.kept, 0u);
-  // The prefix sits right after BOS, before the system text.
-  const auto prefix = f.tok.encode(chat::think_max_prefix, tokenizer::special_tokens::plain);
-  const auto& tr = s.transcript();
-  EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), tr.begin() + 1));
-  EXPECT_EQ(t.fed, tr.size() - 1 - t.generated);
-  EXPECT_EQ(std::vector<int32_t>(tr.end() - 1 - long(t.generated), tr.end() - 1), f.replay(tr, t.fed, 2));
+  for (const bool restartable : {false, true}) {  // a new backend, or restart()
+    SCOPED_TRACE(restartable ? "restart" : "new backend");
+    fixture f;
+    f.log.restartable = restartable;
+    auto o = options(2);
+    o.context = chat::think_max_min_context;
+    auto s = f.make(o);
+    s.turn("A", {});
+    s.set_think(chat::think_mode::max);
+    const auto t = s.turn("B", {});
+    EXPECT_TRUE(t.reopened);
+    EXPECT_EQ(f.log.opened, 2);
+    EXPECT_EQ(t.kept, 0u);
+    // The prefix sits right after BOS, before the system text.
+    const auto prefix = f.tok.encode(chat::think_max_prefix, tokenizer::special_tokens::plain);
+    const auto& tr = s.transcript();
+    EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), tr.begin() + 1));
+    EXPECT_EQ(t.fed, tr.size() - 1 - t.generated);
+    EXPECT_EQ(std::vector<int32_t>(tr.end() - 1 - long(t.generated), tr.end() - 1), f.replay(tr, t.fed, 2));
 
-  s.set_think(chat::think_mode::high);  // the prefix goes: the state no longer holds a prefix
-  const auto back = s.turn("C", {});
-  EXPECT_TRUE(back.reopened);
-  EXPECT_EQ(s.transcript()[1], f.tok.encode("Be brief.", tokenizer::special_tokens::plain)[0]);
-  const auto again = s.turn("D", {});
-  EXPECT_FALSE(again.reopened);
+    s.set_think(chat::think_mode::high);  // the prefix goes: the state no longer holds a prefix
+    const auto back = s.turn("C", {});
+    EXPECT_TRUE(back.reopened);
+    EXPECT_EQ(s.transcript()[1], f.tok.encode("Be brief.", tokenizer::special_tokens::plain)[0]);
+    const auto again = s.turn("D", {});
+    EXPECT_FALSE(again.reopened);
 
-  // Below the Think-Max context, max runs as high: no prefix, no reopen.
-  fixture g;
-  auto small = g.make(options(2));
-  small.turn("A", {});
-  small.set_think(chat::think_mode::max);
-  EXPECT_EQ(small.effective_think(), chat::think_mode::high);
-  EXPECT_FALSE(small.turn("B", {}).reopened);
+    // Below the Think-Max context, max runs as high: no prefix, no reopen.
+    fixture g;
+    auto small = g.make(options(2));
+    small.turn("A", {});
+    small.set_think(chat::think_mode::max);
+    EXPECT_EQ(small.effective_think(), chat::think_mode::high);
+    EXPECT_FALSE(small.turn("B", {}).reopened);
+  }
 }
 
 TEST(chat_session, an_interrupted_prefill_rolls_the_turn_back_and_the_next_turn_starts_fresh) {
-  fixture f;
-  auto s = f.make(options());
-  s.turn("Hello", {});
-  const auto before = s.transcript();
-  int polls = 0;
-  generate::turn_events ev;
-  // Five tokens fed: turn 1's last reply token and EOS, then <｜User｜> T h. A stop after three
-  // would leave the state a prefix of any next turn (it ends at <｜User｜>): no reopen needed.
-  ev.stop_requested = [&] { return ++polls > 5; };
-  const auto t = s.turn("This turn is interrupted while it is fed", ev);
-  EXPECT_EQ(t.stop, stop_reason::interrupted);
-  EXPECT_EQ(t.fed, 5u);
-  EXPECT_LT(t.fed, t.to_feed);
-  EXPECT_EQ(s.transcript(), before);
-  const auto next = s.turn("Next", {});
-  EXPECT_TRUE(next.reopened);
-  const auto& tr = s.transcript();
-  EXPECT_EQ(std::vector<int32_t>(tr.end() - 1 - long(next.generated), tr.end() - 1),
-            f.replay(tr, tr.size() - 1 - next.generated, 5));
+  for (const bool restartable : {false, true}) {  // a new backend, or restart()
+    SCOPED_TRACE(restartable ? "restart" : "new backend");
+    fixture f;
+    f.log.restartable = restartable;
+    auto s = f.make(options());
+    s.turn("Hello", {});
+    const auto before = s.transcript();
+    int polls = 0;
+    generate::turn_events ev;
+    // Five tokens fed: turn 1's last reply token and EOS, then <｜User｜> T h. A stop after three
+    // would leave the state a prefix of any next turn (it ends at <｜User｜>): no reopen needed.
+    ev.stop_requested = [&] { return ++polls > 5; };
+    const auto t = s.turn("This turn is interrupted while it is fed", ev);
+    EXPECT_EQ(t.stop, stop_reason::interrupted);
+    EXPECT_EQ(t.fed, 5u);
+    EXPECT_LT(t.fed, t.to_feed);
+    EXPECT_EQ(s.transcript(), before);
+    const auto next = s.turn("Next", {});
+    EXPECT_TRUE(next.reopened);
+    const auto& tr = s.transcript();
+    EXPECT_EQ(std::vector<int32_t>(tr.end() - 1 - long(next.generated), tr.end() - 1),
+              f.replay(tr, tr.size() - 1 - next.generated, 5));
+  }
 }
 
 TEST(chat_session, an_interrupted_reply_keeps_its_tokens_and_the_state) {
@@ -194,20 +209,24 @@ TEST(chat_session, an_interrupted_reply_keeps_its_tokens_and_the_state) {
 }
 
 TEST(chat_session, a_turn_that_does_not_fit_is_refused_and_clear_starts_over) {
-  fixture f;
-  auto o = options(3);
-  o.context = 40;
-  auto s = f.make(o);
-  s.turn("Hi", {});
-  const auto before = s.transcript();
-  EXPECT_THROW(s.turn("a message far too long for a context of forty tokens", {}), std::runtime_error);
-  EXPECT_EQ(s.transcript(), before);
-  s.clear();
-  const auto t = s.turn("Hi", {});
-  EXPECT_TRUE(t.reopened);
-  const auto prompt = chat::render_single_turn("Be brief.", "Hi", chat::think_mode::none).encode(f.tok);
-  EXPECT_EQ(std::vector<int32_t>(s.transcript().begin(), s.transcript().begin() + long(prompt.size())), prompt);
-  EXPECT_EQ(s.transcript(), before) << "the same first turn after /clear";
+  for (const bool restartable : {false, true}) {  // a new backend, or restart()
+    SCOPED_TRACE(restartable ? "restart" : "new backend");
+    fixture f;
+    f.log.restartable = restartable;
+    auto o = options(3);
+    o.context = 40;
+    auto s = f.make(o);
+    s.turn("Hi", {});
+    const auto before = s.transcript();
+    EXPECT_THROW(s.turn("a message far too long for a context of forty tokens", {}), std::runtime_error);
+    EXPECT_EQ(s.transcript(), before);
+    s.clear();
+    const auto t = s.turn("Hi", {});
+    EXPECT_TRUE(t.reopened);
+    const auto prompt = chat::render_single_turn("Be brief.", "Hi", chat::think_mode::none).encode(f.tok);
+    EXPECT_EQ(std::vector<int32_t>(s.transcript().begin(), s.transcript().begin() + long(prompt.size())), prompt);
+    EXPECT_EQ(s.transcript(), before) << "the same first turn after /clear";
+  }
 }
 
 }  // namespace

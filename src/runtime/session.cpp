@@ -101,7 +101,7 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
         for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
         if (m.observer) m.hc_in.assign(hc, hc + std::size_t(n) * ws_stride);
         layer_step(plan, m.ex, m.ws, m.scratch, m.state.layer(il), b, step_rows{n, first + int64_t(g0), tokens.data() + c0 + g0});
-        if (m.observer) m.observer(il, first + int64_t(g0), n, m.hc_in.data(), hc, ws_stride);
+        if (m.observer) m.observer(il, first + int64_t(g0), n, m.hc_in.data(), hc, ws_stride, m.ws);
         for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
       }
     }

@@ -49,9 +49,10 @@ class session {
   int tier_for_chunk(uint32_t chunk) const;
 
   /// Tests: called after each layer step with the HC rows it consumed and produced
-  /// ([n][hc_dim] each, `stride` floats apart).
+  /// ([n][hc_dim] each, `stride` floats apart) and the workspace as the step left it (its
+  /// discrete choices: expert_ids, idx_top).
   using layer_observer = std::function<void(uint32_t layer, int64_t first, int n, const float* hc_in,
-                                            const float* hc_out, std::size_t stride)>;
+                                            const float* hc_out, std::size_t stride, const workspace& ws)>;
   void observe(layer_observer f);
 
  private:

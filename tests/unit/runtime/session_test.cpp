@@ -1,4 +1,5 @@
-// E3 on the tiny synth model (tests mirror include/ordo/runtime/session.hpp): prefill at chunk
+// E3 on the tiny synth model with ds4's type mix (Q8_0 dense and experts, F16 HC/compressor/
+// indexer/router/APE: Q8 activations and act_f32 both run) (tests mirror include/ordo/runtime/session.hpp): prefill at chunk
 // sizes {1, 2, 3, 5, 16, 64, whole} then decode gives logits and sequence-state bytes
 // bit-identical to feeding the prompt one token at a time. The prompt (303 tokens) crosses two
 // ratio-128 windows (127, 255), the raw ring (window 16 + slack 16 = 32 rows) wraps nine times,
@@ -49,7 +50,7 @@ constexpr std::size_t prompt_len = 303;
 constexpr int decode_len = 6;
 
 const model_weights& tiny() {
-  static const auto m = test::write_tiny(model::ds4_naming::ds4, "session_e3");
+  static const auto m = test::write_tiny(model::ds4_naming::ds4, "session_e3", gguf::ggml_type::q8_0, gguf::ggml_type::q8_0);
   static const model_weights w = model_weights::open(m.main, m.mtp);
   return w;
 }

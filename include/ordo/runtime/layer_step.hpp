@@ -322,7 +322,12 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     const int64_t p = f0 + i;
     int32_t* list = sc.gather.data() + std::size_t(i) * sc.gather_stride;
     int k = 0;
-    for (int64_t r = std::max<int64_t>(0, p - window + 1); r <= p; ++r) list[k++] = static_cast<int32_t>(r - raw_lo);
+#ifdef ORDO_MUTANT_ROWS_SEE_AHEAD  // mutation-check targets only: a row also sees the raw rows written ahead of it
+    const int64_t newest = raw_hi - 1;
+#else
+    const int64_t newest = p;
+#endif
+    for (int64_t r = std::max<int64_t>(0, p - window + 1); r <= newest; ++r) list[k++] = static_cast<int32_t>(r - raw_lo);
     const int64_t nc = n_comp(p);
     if (ratio == 4 && nc > top_k) {
       for (int j = 0; j < sc.n_selected[i]; ++j) list[k++] = static_cast<int32_t>(n_raw + idx_top[std::size_t(i) * top_stride + j]);

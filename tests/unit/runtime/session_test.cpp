@@ -87,6 +87,24 @@ TEST(session, prefill_at_any_chunk_then_decode_is_bit_identical_to_token_at_a_ti
   EXPECT_TRUE(same_bits(s1.prefill(prompt, 1), want.logits[0]));
 }
 
+// A short prompt (40 tokens: ten ratio-4 windows, the raw ring wrapped once) at chunks 5 and 16:
+// the quick E3 check the mutation target runs (runtime_session_mutant_rows_see_ahead).
+TEST(session, short_prompt_in_chunks_is_bit_identical_to_token_at_a_time) {
+  const model_weights& w = tiny();
+  const auto prompt = prompt_tokens(40, w.hparams().n_vocab);
+  session_options o;
+  o.ctx = 512;
+  session one(w, o);
+  std::vector<float> want;
+  for (int32_t t : prompt) want = one.decode(t);
+  for (uint32_t chunk : {5u, 16u}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    session s(w, o);
+    EXPECT_TRUE(same_bits(s.prefill(prompt, chunk), want));
+    EXPECT_TRUE(same_state(s, one));
+  }
+}
+
 // The test can fail: a state that differs by one position's rows, or logits of another prompt,
 // are told apart (the comparison is not vacuous).
 TEST(session, e3_comparisons_see_a_different_prompt) {

@@ -11,13 +11,23 @@ namespace {
 class cpu_backend final : public backend {
  public:
   explicit cpu_backend(const backend_options& o)
-      : weights_(runtime::model_weights::open(o.model, o.mtp_model)), session_(weights_, options(weights_)) {
+      : weights_(runtime::model_weights::open(o.model, o.mtp_model)),
+        session_(weights_, options(weights_)),
+        chunk_(o.prefill_chunk) {
     if (o.sims == ref_sims::off)
       throw std::runtime_error("--backend cpu: the simulations are part of the model on the engine (only --backend ref drops them)");
   }
   std::string_view name() const override { return "cpu"; }
   uint32_t n_vocab() const override { return weights_.hparams().n_vocab; }
   std::vector<float> step(int32_t token) override { return session_.decode(token); }
+  bool chunked_prefill() const override { return true; }
+  /// `last`: layer-major chunks (0: the whole prompt, at the largest tier); `every` needs each
+  /// position's logits, so it steps (the same bits, E3).
+  std::vector<float> prefill(std::span<const int32_t> tokens, eval::logits_rows rows) override {
+    if (tokens.empty()) return {};
+    if (rows == eval::logits_rows::every) return backend::prefill(tokens, rows);
+    return session_.prefill(tokens, static_cast<uint32_t>(chunk_));
+  }
 
  private:
   // The context the model allows, capped at 4096 positions (the state is allocated up front).
@@ -28,6 +38,7 @@ class cpu_backend final : public backend {
   }
   runtime::model_weights weights_;
   runtime::session session_;
+  std::size_t chunk_;
 };
 
 }  // namespace

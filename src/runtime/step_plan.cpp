@@ -6,7 +6,6 @@
 
 #include "ordo/ops/attention/entries.hpp"
 #include "ordo/ops/compressor/entries.hpp"
-#include "ordo/ops/hc/entries.hpp"
 #include "ordo/ops/indexer/entries.hpp"
 #include "ordo/ops/kv_store/entries.hpp"
 #include "ordo/quant/formats.hpp"
@@ -84,11 +83,10 @@ void resolve_router(family_entries& f, int tier) {
   f.route_hash = &registry::find_axes<ops::router::op>(tier_name(tier), "hash");
 }
 void resolve_hc(family_entries& f, int tier) {
-  using ops::hc::stage;
-  f.hc_split = provisional<ops::hc::problem>(ops::hc::find_entry(tier, stage::split));
-  f.hc_weighted_sum = provisional<ops::hc::problem>(ops::hc::find_entry(tier, stage::weighted_sum));
-  f.hc_post = provisional<ops::hc::problem>(ops::hc::find_entry(tier, stage::post));
-  f.hc_collapse = provisional<ops::hc::problem>(ops::hc::find_entry(tier, stage::collapse));
+  f.hc_split = &registry::find_axes<ops::hc::op>(tier_name(tier), "split");
+  f.hc_weighted_sum = &registry::find_axes<ops::hc::op>(tier_name(tier), "weighted_sum");
+  f.hc_post = &registry::find_axes<ops::hc::op>(tier_name(tier), "post");
+  f.hc_collapse = &registry::find_axes<ops::hc::op>(tier_name(tier), "collapse");
 }
 void resolve_kv_store(family_entries& f, int tier) {
   f.kv_store = provisional<ops::kv_store::problem>(ops::kv_store::find_entry(tier));

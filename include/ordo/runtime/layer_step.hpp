@@ -167,10 +167,10 @@ void hc_pre(const Executor& ex, const step_plan& plan, const block_binding& b, w
                  split = f32_of(ws, stage::hc_split), x_sub = f32_of(ws, stage::x_sub), x = f32_of(ws, stage::x);
   norm(ex, *f.norm_plain, hc, nullptr, flat, 1, HC, n, eps);                                   // A1
   matmul(ex, b.plan->at(fn), flat, byte_rows{nullptr, 0}, mix, n);                             // A2
-  ex.run(f.hc_split, ops::hc::problem{mix.data, mix.stride, b.vectors->at(scale), b.vectors->at(base), split.data,
+  ex.run(*f.hc_split, ops::hc::problem{mix.data, mix.stride, b.vectors->at(scale), b.vectors->at(base), split.data,
                                       split.stride, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, D, n,
                                       static_cast<float>(h.hc_eps)});                           // A3
-  ex.run(f.hc_weighted_sum, ops::hc::problem{nullptr, 0, nullptr, nullptr, split.data, split.stride, hc.data, hc.stride,
+  ex.run(*f.hc_weighted_sum, ops::hc::problem{nullptr, 0, nullptr, nullptr, split.data, split.stride, hc.data, hc.stride,
                                              x_sub.data, x_sub.stride, nullptr, 0, nullptr, 0, D, n,
                                              static_cast<float>(h.hc_eps)});                    // A4
   norm(ex, *f.norm_weighted, x_sub, b.vectors->at(norm_role), x, 1, D, n, eps);                // A5
@@ -180,7 +180,7 @@ void hc_pre(const Executor& ex, const step_plan& plan, const block_binding& b, w
 template <class Executor>
 void hc_post(const Executor& ex, const step_plan& plan, const block_binding& b, workspace& ws, int n) {
   const f32_rows hc = f32_of(ws, stage::hc), split = f32_of(ws, stage::hc_split), out = f32_of(ws, stage::sublayer_out);
-  ex.run(plan.families.hc_post,
+  ex.run(*plan.families.hc_post,
          ops::hc::problem{nullptr, 0, nullptr, nullptr, split.data, split.stride, hc.data, hc.stride, nullptr, 0, out.data,
                           out.stride, hc.data, hc.stride, static_cast<int>(b.hparams->n_embd), n,
                           static_cast<float>(b.hparams->hc_eps)});
@@ -438,7 +438,7 @@ void head_step(const step_plan& plan, const Executor& ex, workspace& ws, const b
                  x_sub = f32_of(ws, stage::x_sub), x = f32_of(ws, stage::x);
   norm(ex, *fam.norm_plain, hc, nullptr, flat, 1, HC, n, eps);
   matmul(ex, b.plan->at(ds4_role::output_hc_fn), flat, byte_rows{nullptr, 0}, mix, n);
-  ex.run(fam.hc_collapse, ops::hc::problem{mix.data, mix.stride, b.vectors->at(ds4_role::output_hc_scale),
+  ex.run(*fam.hc_collapse, ops::hc::problem{mix.data, mix.stride, b.vectors->at(ds4_role::output_hc_scale),
                                            b.vectors->at(ds4_role::output_hc_base), nullptr, 0, hc.data, hc.stride,
                                            x_sub.data, x_sub.stride, nullptr, 0, nullptr, 0, D, n,
                                            static_cast<float>(h.hc_eps)});

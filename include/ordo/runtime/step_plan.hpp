@@ -8,8 +8,8 @@
 /// families have registry tables; `require_complete()` refuses to run a step with any pending.
 ///
 /// `families` holds the entries of the non-matmul calls, resolved once per tier in ONE function
-/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope and router through
-/// registry::find; hc, kv_store, compressor, indexer and attention through their provisional
+/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router and hc through
+/// registry::find; kv_store, compressor, indexer and attention through their provisional
 /// `entries.hpp` lists until their ports onto the machinery land (only those functions change
 /// then). The routed experts run, until the moe family lands, as per-expert qmv entries at tier 1
 /// (`block_plan::experts`, E1 makes their bits those of any tier) — see layer_step.hpp.
@@ -86,7 +86,10 @@ struct family_entries {
   const registry::entry<ops::router::op>* route_top_k = nullptr;
   const registry::entry<ops::router::op>* route_hash = nullptr;
   // hc (A3, A4, O6, head collapse).
-  provisional_entry<ops::hc::problem> hc_split, hc_weighted_sum, hc_post, hc_collapse;
+  const registry::entry<ops::hc::op>* hc_split = nullptr;
+  const registry::entry<ops::hc::op>* hc_weighted_sum = nullptr;
+  const registry::entry<ops::hc::op>* hc_post = nullptr;
+  const registry::entry<ops::hc::op>* hc_collapse = nullptr;
   // kv_store (A13).
   provisional_entry<ops::kv_store::problem> kv_store;
   // compressor (H3, H4, C3, C11; C12's pooling, norm and rope).

@@ -43,7 +43,7 @@ TEST(step_plan, resolves_every_matmul_once_per_tier) {
       EXPECT_EQ(l.experts.down.entry->tier, 1);
       EXPECT_EQ(l.experts.down.weight->name, w.layer(l.layer).need(ds4_role::ffn_down_exps).name);
     }
-    EXPECT_TRUE(p.families.attention && p.families.indexer && p.families.kv_store && p.families.hc_post);
+    EXPECT_TRUE(p.families.attention && p.families.indexer && p.families.kv_store && p.families.hc_post != nullptr);
     EXPECT_NE(p.families.norm_weighted, nullptr);
     EXPECT_TRUE(p.pending.empty());
     EXPECT_NO_THROW(p.require_complete());

@@ -7,7 +7,6 @@
 #include "ordo/ops/attention/entries.hpp"
 #include "ordo/ops/compressor/entries.hpp"
 #include "ordo/ops/indexer/entries.hpp"
-#include "ordo/ops/kv_store/entries.hpp"
 #include "ordo/quant/formats.hpp"
 
 namespace ordo::runtime {
@@ -89,7 +88,7 @@ void resolve_hc(family_entries& f, int tier) {
   f.hc_collapse = &registry::find_axes<ops::hc::op>(tier_name(tier), "collapse");
 }
 void resolve_kv_store(family_entries& f, int tier) {
-  f.kv_store = provisional<ops::kv_store::problem>(ops::kv_store::find_entry(tier));
+  f.kv_store = &registry::find_axes<ops::kv_store::op>(tier_name(tier));
 }
 void resolve_compressor(family_entries& f, int tier, std::string_view order) {
   using ops::compressor::ratio;

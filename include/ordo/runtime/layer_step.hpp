@@ -226,7 +226,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   ex.run(*fam.rope_forward, ops::rope::problem{q.data, q.stride, sc.cos_sin.data(), std::size_t(n_rot), nh, hd, n_rot, n});  // A12
   ex.run(*fam.rope_forward, ops::rope::problem{kv.data, kv.stride, sc.cos_sin.data(), std::size_t(n_rot), 1, hd, n_rot, n});
   const row_layout& raw = st.layout().raw;
-  ex.run(fam.kv_store, ops::kv_store::problem{kv.data, kv.stride, st.raw_base(), raw.stride / sizeof(uint16_t),
+  ex.run(*fam.kv_store, ops::kv_store::problem{kv.data, kv.stride, st.raw_base(), raw.stride / sizeof(uint16_t),
                                               int64_t(raw.rows), f0, hd, static_cast<int>(h.n_rope_free()), n});  // A13
 
   // Compressor stores (H1–H3, C1–C6) and the indexer queries (C7–C10).

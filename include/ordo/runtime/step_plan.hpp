@@ -8,8 +8,8 @@
 /// families have registry tables; `require_complete()` refuses to run a step with any pending.
 ///
 /// `families` holds the entries of the non-matmul calls, resolved once per tier in ONE function
-/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router and hc through
-/// registry::find; kv_store, compressor, indexer and attention through their provisional
+/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router, hc and kv_store through
+/// registry::find; compressor, indexer and attention through their provisional
 /// `entries.hpp` lists until their ports onto the machinery land (only those functions change
 /// then). The routed experts run, until the moe family lands, as per-expert qmv entries at tier 1
 /// (`block_plan::experts`, E1 makes their bits those of any tier) — see layer_step.hpp.
@@ -91,7 +91,7 @@ struct family_entries {
   const registry::entry<ops::hc::op>* hc_post = nullptr;
   const registry::entry<ops::hc::op>* hc_collapse = nullptr;
   // kv_store (A13).
-  provisional_entry<ops::kv_store::problem> kv_store;
+  const registry::entry<ops::kv_store::op>* kv_store = nullptr;
   // compressor (H3, H4, C3, C11; C12's pooling, norm and rope).
   provisional_entry<ops::compressor::store_problem> store_ratio4, store_ratio128;
   provisional_entry<ops::compressor::emit_problem> emit_ratio4, emit_ratio128;

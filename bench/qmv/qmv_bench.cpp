@@ -1,12 +1,19 @@
 // bench/qmv: time of the registry's qmv GPU kernels (lane-strided order) on the DS4 shapes at
 // tiers 1–8 and 16, next to two bandwidth ceilings measured in the same run.
 //
-//   qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE] [--variants]
+//   qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--shapes q_b,head,...] [--tiers 1,8,...]
+//             [--markdown FILE] [--tsv FILE] [--variants]
 //
-// --variants also times shapes of the streaming kernel (warps per CTA, ring stages, rows per warp)
-// other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, to choose the preset's
-// policy (they run the same operations in the same order, so only speed differs; the GPU test
-// checks the preset's).
+// --variants also times shapes of the streaming kernel (warps per CTA, ring stages, rows per warp,
+// launch overlap) other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, to choose
+// the preset's policy (they run the same operations in the same order, so only speed differs; the
+// GPU test checks the preset's). Each is timed twice: qmv launches back to back ("alone"), and each
+// launch after the quantization of its activation rows ("after quantize", a decode step's
+// pattern: the predecessor writes what the qmv reads, and does not let dependents start early).
+//
+// Per shape, "read µs" is a plain streaming read of the same weight bytes (uint4 loads, grid-stride,
+// the same copies cycled, launched the same way): what the launch + ramp + tail of a read of this
+// size costs on this machine, the practical floor of one launch.
 //
 // Ceilings: a 1 GiB device-to-device memcpy (bytes read + written per second) and a streaming
 // read of 1 GiB with 16-byte loads (bytes read per second), both measured here, now. Weights are
@@ -97,6 +104,28 @@ double read_bandwidth_gbs(int sms) {
   return double(bytes) / s / 1e9;
 }
 
+/// Median-of-3 time per launch of `iters` streaming reads of w_bytes (copies cycled), back to back.
+double read_floor_us(const std::byte* w, std::size_t w_bytes, int copies, int iters, int sms) {
+  const unsigned blocks = unsigned(sms) * 8, threads = 256;
+  gpu::device_buffer<unsigned> sink(std::size_t(blocks) * threads);
+  auto launch = [&](int i) {
+    const auto* src = reinterpret_cast<const uint4*>(w + std::size_t(i % copies) * w_bytes);
+    stream_read_kernel<<<blocks, threads>>>(src, w_bytes / 16, sink.data());
+  };
+  for (int i = 0; i < 5; ++i) launch(i);
+  ORDO_GPU_CHECK_LAUNCH();
+  std::vector<double> batch;
+  for (int rep = 0; rep < 3; ++rep) {
+    gpu::event_timer t;
+    t.record_start();
+    for (int i = 0; i < iters; ++i) launch(rep * iters + i);
+    batch.push_back(t.elapsed_ms() * 1e3 / iters);
+  }
+  ORDO_GPU_CHECK_LAUNCH();
+  std::sort(batch.begin(), batch.end());
+  return batch[1];
+}
+
 template <class F>
 std::vector<std::byte> random_weights(int n_out, int k, std::uint64_t seed) {
   const std::size_t blocks = std::size_t(n_out) * std::size_t(k / F::block_elems);
@@ -119,7 +148,7 @@ std::vector<std::byte> random_weights(std::string_view format, int n_out, int k)
 struct result {
   const shape* s;
   int tier;
-  double us, graph_us, bytes;
+  double us, graph_us, bytes, read_us;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -131,17 +160,26 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 #if defined(ORDO_GPU_CUDA)  // the streaming kernel is CUDA-only
-template <int W, int S, int RW>
+using ops::qmv::launch_overlap;
+template <int W, int S, int RW, launch_overlap O>
 struct variant_policy {
   static constexpr int streaming_warps = W, streaming_stages = S, streaming_rows_per_warp = RW;
+  static constexpr launch_overlap streaming_overlap = O;
+  static std::string name() {
+    return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(RW) + " " + std::string(ordo_name(O));
+  }
 };
-using variants = meta::type_list<variant_policy<8, 3, 4>, variant_policy<8, 4, 4>, variant_policy<8, 2, 4>,
-                                 variant_policy<8, 3, 2>, variant_policy<8, 3, 1>, variant_policy<4, 4, 4>,
-                                 variant_policy<4, 4, 2>, variant_policy<16, 3, 2>>;
+constexpr auto plain = launch_overlap::none, pdl = launch_overlap::dependent_launch,
+               pdl_w = launch_overlap::weights_before_wait;
+using variants = meta::type_list<variant_policy<8, 3, 4, plain>, variant_policy<8, 3, 4, pdl>, variant_policy<8, 3, 4, pdl_w>,
+                                 variant_policy<8, 4, 4, pdl_w>, variant_policy<8, 2, 4, pdl_w>, variant_policy<8, 3, 2, pdl_w>,
+                                 variant_policy<16, 3, 2, pdl_w>, variant_policy<4, 4, 4, pdl_w>, variant_policy<8, 3, 2, plain>>;
 
-/// Median-of-3 time of `iters` launches of the streaming kernel with policy P, weights cycled.
+/// Median-of-3 time of `iters` launches of the streaming kernel with policy P, weights cycled;
+/// with `quantize`, each launch follows the quantization of its activations (q), as in decode.
 template <class D, int R, class P>
-double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes, int copies, int iters) {
+double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes, int copies, int iters,
+                    const ops::quantize_rows::problem* q, void (*quantize)(const ops::quantize_rows::problem&, gpu::stream_t)) {
   if (!ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr)) return 0.0;
   for (int i = 0; i < 5; ++i) ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr);
   std::vector<double> batch;
@@ -150,6 +188,7 @@ double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes
     t.record_start();
     for (int i = 0; i < iters; ++i) {
       p.weights = w + std::size_t((rep * iters + i) % copies) * w_bytes;
+      if (q) quantize(*q, nullptr);
       ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr);
     }
     batch.push_back(t.elapsed_ms() * 1e3 / iters);
@@ -158,20 +197,32 @@ double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes
   return batch[1];
 }
 
+std::string variant_header() {
+  std::string h = "| shape | format | tier | launches |", sep = "|---|---|---|---|";
+  [&]<class... Ps>(meta::type_list<Ps...>) { ((h += " " + Ps::name() + " |", sep += "---|"), ...); }(variants{});
+  return h + "\n" + sep + "\n";
+}
+
 template <class D, int R>
-std::string variant_row(const char* what, const ops::qmv::problem& p, const std::byte* w, std::size_t w_bytes, int copies,
-                        int iters) {
-  std::string row = std::string("| ") + what + " | " + std::string(D::format::name) + " | " + std::to_string(R) + " |";
-  [&]<class... Ps>(meta::type_list<Ps...>) {
-    ((row += [&] {
-       const double us = time_variant<D, R, Ps>(p, w, w_bytes, copies, iters);
-       char cell[32];
-       std::snprintf(cell, sizeof cell, us > 0 ? " %.2f |" : " n/a |", us);
-       return std::string(cell);
-     }()),
-     ...);
-  }(variants{});
-  return row + "\n";
+std::string variant_rows(const char* what, const ops::qmv::problem& p, const std::byte* w, std::size_t w_bytes, int copies,
+                         int iters, const ops::quantize_rows::problem& q,
+                         void (*quantize)(const ops::quantize_rows::problem&, gpu::stream_t)) {
+  std::string rows;
+  for (const bool after_quantize : {false, true}) {
+    std::string row = std::string("| ") + what + " | " + std::string(D::format::name) + " | " + std::to_string(R) + " | " +
+                      (after_quantize ? "after quantize" : "alone") + " |";
+    [&]<class... Ps>(meta::type_list<Ps...>) {
+      ((row += [&] {
+         const double us = time_variant<D, R, Ps>(p, w, w_bytes, copies, iters, after_quantize ? &q : nullptr, quantize);
+         char cell[32];
+         std::snprintf(cell, sizeof cell, us > 0 ? " %.2f |" : " n/a |", us);
+         return std::string(cell);
+       }()),
+       ...);
+    }(variants{});
+    rows += row + "\n";
+  }
+  return rows;
 }
 
 #endif
@@ -181,7 +232,8 @@ std::string variant_row(const char* what, const ops::qmv::problem& p, const std:
 int main(int argc, char** argv) {
   int iters = 100;
   std::string markdown, tsv;
-  std::vector<std::string> formats;
+  std::vector<std::string> formats, shape_names;
+  std::vector<int> tier_list(std::begin(tiers), std::end(tiers));
   bool sweep = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -189,9 +241,14 @@ int main(int argc, char** argv) {
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
     else if (a == "--formats" && i + 1 < argc) formats = split(argv[++i]);
-    else if (a == "--variants") sweep = true;
+    else if (a == "--shapes" && i + 1 < argc) shape_names = split(argv[++i]);
+    else if (a == "--tiers" && i + 1 < argc) {
+      tier_list.clear();
+      for (const auto& t : split(argv[++i])) tier_list.push_back(std::stoi(t));
+    } else if (a == "--variants") sweep = true;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--markdown FILE] [--tsv FILE] [--variants]\n");
+      std::printf("usage: qmv_bench [--iters N] [--formats q8_0,mxfp4,...] [--shapes q_b,head,...] [--tiers 1,8,...]\n"
+                  "                 [--markdown FILE] [--tsv FILE] [--variants]\n");
       return 0;
     } else {
       std::fprintf(stderr, "qmv_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -210,16 +267,20 @@ int main(int argc, char** argv) {
               dev.name.c_str(), dev.multiprocessors, tune::name, copy_gbs, read_gbs);
 
   std::vector<result> results;
-  std::string variant_rows;
+  std::string variant_table;
   for (const auto& s : shapes) {
     if (!formats.empty() && std::find(formats.begin(), formats.end(), s.format) == formats.end()) continue;
+    if (!shape_names.empty() &&
+        std::none_of(shape_names.begin(), shape_names.end(), [&](const std::string& n) { return std::strstr(s.what, n.c_str()); }))
+      continue;
     const std::vector<std::byte> host = random_weights(s.format, s.n_out, s.k);
     const std::size_t w_bytes = host.size();
     const int copies = int(std::max<std::size_t>(1, ((std::size_t(1) << 30) + w_bytes - 1) / w_bytes));
     gpu::device_buffer<std::byte> w(w_bytes * std::size_t(copies));
     for (int c = 0; c < copies; ++c) gpu::copy_to_device(w.data() + std::size_t(c) * w_bytes, host.data(), w_bytes);
+    const double read_us = read_floor_us(w.data(), w_bytes, copies, iters, dev.multiprocessors);
 
-    for (int tier : tiers) {
+    for (int tier : tier_list) {
       const auto& e = registry::find_axes<ops::qmv::op>(s.format, "r" + std::to_string(tier), "ls32");
       const auto& quantize = registry::find_axes<ops::quantize_rows::op>(e.info.activation);
       const auto& qe = quantize.info;
@@ -273,46 +334,50 @@ int main(int argc, char** argv) {
       ORDO_GPU_CHECK(ORDO_GPU_API(GraphDestroy)(graph));
       ORDO_GPU_CHECK(ORDO_GPU_API(StreamDestroy)(stream));
       const double bytes = double(w_bytes) + double(act_row_bytes) * tier + 4.0 * s.n_out * tier;
-      results.push_back({&s, tier, batch[1], graph_batch[1], bytes});
+      results.push_back({&s, tier, batch[1], graph_batch[1], bytes, read_us});
 #if defined(ORDO_GPU_CUDA)
       if (sweep && (tier == 1 || tier == 8)) {
         using namespace ops::qmv;
         const std::string f = s.format;
-        if (f == "q8_0" && tier == 1) variant_rows += variant_row<q8_0_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters);
-        if (f == "q8_0" && tier == 8) variant_rows += variant_row<q8_0_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters);
-        if (f == "mxfp4" && tier == 1) variant_rows += variant_row<mxfp4_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters);
-        if (f == "mxfp4" && tier == 8) variant_rows += variant_row<mxfp4_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters);
+        const ops::quantize_rows::problem q{dx.data(), std::size_t(s.k), acts.data(), act_row_bytes, s.k, tier};
+        const auto qz = quantize.launch_gpu;
+        if (f == "q8_0" && tier == 1) variant_table += variant_rows<q8_0_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
+        if (f == "q8_0" && tier == 8) variant_table += variant_rows<q8_0_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
+        if (f == "mxfp4" && tier == 1) variant_table += variant_rows<mxfp4_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
+        if (f == "mxfp4" && tier == 8) variant_table += variant_rows<mxfp4_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
       }
 #endif
     }
   }
 
   std::string table =
-      "| shape | format | tier | µs/launch | µs/launch in a graph | floor µs | GB/s | % of copy BW | % of read BW | "
-      "time vs tier 1 |\n|---|---|---|---|---|---|---|---|---|---|\n";
-  std::string rows_tsv = "format\tn_out\tk\ttier\tus\tgraph_us\tbytes\tcopy_gbs\tread_gbs\n";
+      "| shape | format | tier | µs/launch | µs/launch in a graph | floor µs | read µs (same bytes) | GB/s | % of copy BW | "
+      "% of read BW | read µs / µs | time vs tier 1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string rows_tsv = "format\tn_out\tk\ttier\tus\tgraph_us\tbytes\tcopy_gbs\tread_gbs\tread_us\n";
   for (const auto& r : results) {
-    const auto& base = *std::find_if(results.begin(), results.end(), [&](const result& b) { return b.s == r.s && b.tier == 1; });
+    const auto base_it = std::find_if(results.begin(), results.end(), [&](const result& b) { return b.s == r.s && b.tier == 1; });
+    const double base_us = base_it != results.end() ? base_it->us : 0.0;
     const double gbs = r.bytes / (r.us * 1e-6) / 1e9;
     char line[320];
-    std::snprintf(line, sizeof line, "| %s | %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f%% | %.0f%% | %.2fx |\n", r.s->what,
-                  r.s->format, r.tier, r.us, r.graph_us, r.bytes / (read_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, 100.0 * gbs / read_gbs,
-                  r.us / base.us);
+    std::snprintf(line, sizeof line, "| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f%% | %.0f%% | %.0f%% | %.2fx |\n",
+                  r.s->what, r.s->format, r.tier, r.us, r.graph_us, r.bytes / (read_gbs * 1e3), r.read_us, gbs,
+                  100.0 * gbs / copy_gbs, 100.0 * gbs / read_gbs, 100.0 * r.read_us / r.us, base_us > 0 ? r.us / base_us : 0.0);
     table += line;
-    std::snprintf(line, sizeof line, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.0f\n", r.s->format, r.s->n_out, r.s->k, r.tier,
-                  r.us, r.graph_us, r.bytes, copy_gbs, read_gbs);
+    std::snprintf(line, sizeof line, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.0f\t%.0f\t%.0f\t%.3f\n", r.s->format, r.s->n_out, r.s->k,
+                  r.tier, r.us, r.graph_us, r.bytes, copy_gbs, read_gbs, r.read_us);
     rows_tsv += line;
   }
   std::printf("%s", table.c_str());
+#if defined(ORDO_GPU_CUDA)
   if (sweep)
-    std::printf("\nstreaming-kernel variants, µs/launch (warps per CTA / ring stages / rows per warp):\n"
-                "| shape | format | tier | 8/3/4 | 8/4/4 | 8/2/4 | 8/3/2 | 8/3/1 | 4/4/4 | 4/4/2 | 16/3/2 |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n%s",
-                variant_rows.c_str());
+    variant_table = "\nstreaming-kernel variants, µs/launch (warps per CTA / ring stages / rows per warp, launch overlap):\n" +
+                    variant_header() + variant_table;
+#endif
+  std::printf("%s", variant_table.c_str());
   if (!markdown.empty()) {
     if (FILE* f = std::fopen(markdown.c_str(), "w")) {
       std::fprintf(f, "device %s, copy bandwidth %.0f GB/s, streaming read %.0f GB/s, %d launches per batch, median of 3\n\n%s",
-                   dev.name.c_str(), copy_gbs, read_gbs, iters, table.c_str());
+                   dev.name.c_str(), copy_gbs, read_gbs, iters, (table + variant_table).c_str());
       std::fclose(f);
     }
   }

@@ -5,7 +5,11 @@
 /// rows in flight while one is computed), 4 weight rows per warp sharing each activation load (2
 /// for MXFP4: its 2048/4096-row expert matrices need more warps than row groups of 4 give; the
 /// policy sweep in docs/PERFORMANCE.md, 2026-12-01, measured 26% less time at tier 1 on gate/up).
+/// Its launches overlap the kernel before them on the stream (ops/qmv/dependent_launch.hpp,
+/// weights_before_wait): the weight stream starts during the predecessor's tail and the launch
+/// latency; activations are read only after the predecessor completed.
 #pragma once
+#include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/tune/defaults.hpp"
 
 namespace ordo::tune {
@@ -17,6 +21,7 @@ struct preset : defaults {
       static constexpr int streaming_stages = 3;
       static constexpr int streaming_rows_per_warp = 4;
       static constexpr int streaming_rows_per_warp_mxfp4 = 2;
+      static constexpr auto streaming_overlap = ops::qmv::launch_overlap::weights_before_wait;
     };
   };
 };

@@ -12,7 +12,9 @@
 ///     permutes) and reuses it for all R activation rows; the integer dot is 8 dp4a (exact), the
 ///     term (scale·x.d)·float(isum) and `acc = acc + term` are the one-row statements, per (weight
 ///     row, activation row), in ascending window order;
-///   - the group's rows_per_warp·R partial sums go through the exact halving butterfly.
+///   - the group's rows_per_warp·R partial sums go through the exact halving butterfly;
+///   - under a Policy's `streaming_overlap` (dependent_launch.hpp) the launch may begin while the
+///     kernel before it drains, the first weight windows requested before waiting for it.
 /// Only the CUDA device pass has a body; try_launch says false where its preconditions fail
 /// (alignment, shared memory) and qmv_gpu.hpp then runs the generic kernel.
 #pragma once
@@ -23,6 +25,7 @@
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/qmv/async_copy.hpp"
+#include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/ops/qmv/halving_butterfly.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 #include "ordo/ops/qmv/problem.hpp"
@@ -31,7 +34,8 @@ namespace ordo::ops::qmv::int8_dot_streaming {
 
 /// Shape of the kernel; a Policy may override each with a member of the same name prefixed
 /// `streaming_` (tune/sm90.hpp does), and the rows per warp per format with
-/// `streaming_rows_per_warp_<format>`. None of them changes bits.
+/// `streaming_rows_per_warp_<format>`, and the launch overlap with `streaming_overlap`. None of
+/// them changes bits.
 template <class Policy, class D>
 struct config {
   static constexpr int warps = [] {
@@ -47,6 +51,10 @@ struct config {
       return int(Policy::streaming_rows_per_warp_mxfp4);
     else if constexpr (requires { Policy::streaming_rows_per_warp; }) return int(Policy::streaming_rows_per_warp);
     else return 4;
+  }();
+  static constexpr launch_overlap overlap = [] {
+    if constexpr (requires { Policy::streaming_overlap; }) return launch_overlap(Policy::streaming_overlap);
+    else return launch_overlap::none;
   }();
 };
 
@@ -121,9 +129,13 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
     async_copy::commit();  // an empty group past the end keeps the wait count uniform
   };
 
-  // The first windows are requested before the activations are staged: they do not depend on them.
+  // The first windows are requested before the activations are staged: they do not depend on them,
+  // nor (weights_before_wait) on the kernel before this one; activations and outputs do.
+  if constexpr (cfg::overlap != launch_overlap::none) dependent_launch::allow_dependents();
+  if constexpr (cfg::overlap == launch_overlap::dependent_launch) dependent_launch::wait_for_predecessor();
 #pragma unroll
   for (int t = 0; t < S - 1; ++t) issue(t);
+  if constexpr (cfg::overlap == launch_overlap::weights_before_wait) dependent_launch::wait_for_predecessor();
 
   // Stage the live activation rows once (rows >= p.rows are never read; their slots are zero).
   {
@@ -240,8 +252,22 @@ bool try_launch(const problem& p, gpu::stream_t stream) {
   const int groups = (p.n_out + cfg::rows_per_warp - 1) / cfg::rows_per_warp;
   const int needed = (groups + cfg::warps - 1) / cfg::warps;
   const int grid = needed < sms * cached_per_sm ? needed : sms * cached_per_sm;
-  kernel<D, R, Policy><<<unsigned(grid), cfg::warps * 32, smem, gpu::native(stream)>>>(p);
-  ORDO_GPU_CHECK_LAUNCH();
+  if constexpr (cfg::overlap == launch_overlap::none) {
+    kernel<D, R, Policy><<<unsigned(grid), cfg::warps * 32, smem, gpu::native(stream)>>>(p);
+    ORDO_GPU_CHECK_LAUNCH();
+  } else {
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t launch = {};
+    launch.gridDim = dim3(unsigned(grid));
+    launch.blockDim = dim3(unsigned(cfg::warps * 32));
+    launch.dynamicSmemBytes = smem;
+    launch.stream = gpu::native(stream);
+    launch.attrs = attr;
+    launch.numAttrs = 1;
+    ORDO_GPU_CHECK(cudaLaunchKernelEx(&launch, kernel<D, R, Policy>, p));
+  }
   return true;
 }
 #endif

@@ -119,7 +119,7 @@ class MTPBlock(nn.Module):
         h = e + self.h_proj(self.hnorm(hidden))
         args, kwargs = layer_args
         h = self.block(h, *args, **kwargs)
-        return h, self.norm(self.hc_head(h))
+        return h, self.norm(self.hc_head(h))  # the LM head is the main model's (run_model)
 
 
 class Capture:
@@ -226,11 +226,11 @@ def run_model(model, mtp, cap, ids, seq, depths):
     hidden = cap.hidden
     if hidden is None or cap.layer_kwargs is None:
         raise RuntimeError("hooks did not capture the HC state / layer arguments")
-    emb_table = model.model.embed_tokens
+    emb_table, head = model.model.embed_tokens, model.lm_head  # shared with the main model (D4)
     outs = []
     for k in range(1, depths + 1):
-        hidden, logits = mtp(emb_table(ids[:, k:k + seq]), hidden, cap.layer_kwargs)
-        outs.append(logits)
+        hidden, normed = mtp(emb_table(ids[:, k:k + seq]), hidden, cap.layer_kwargs)
+        outs.append(head(normed))
     return out.logits, outs
 
 
@@ -302,6 +302,44 @@ def chain_acceptance(model, mtp, cap, seq, first, depths):
         accept.append(float(both.sum() / max(1, int(prev.sum()))))
         ok_prefix = both
     return accept, acc, int(rows.expand_as(hit).sum())
+
+
+def write_ordl(path, tokens, logits):
+    """ORDL (src/eval/ordl.hpp): magic, version 1, rows, vocab, token ids, float32 logits."""
+    import struct
+    n, v = logits.shape
+    with open(path, "wb") as f:
+        f.write(b"ORDL")
+        f.write(struct.pack("<III", 1, n, v))
+        f.write(struct.pack(f"<{len(tokens)}i", *tokens))
+        f.write(logits.contiguous().to(torch.float32).cpu().numpy().astype("<f4").tobytes())
+
+
+@torch.no_grad()
+def dump_parity(model, mtp, cap, held, out_dir):
+    """Reference logits for ordo's parity check of the converted files: the main model over the first
+    320 held-out bytes (hf.ordl, row i after token i) and the MTP block's depth-1 drafts over the
+    same tokens (hf_mtp.ordl, row p from (t_{p+1}, h_p) at position p+1, predicting t_{p+2}; its
+token list is t_1..t_319, each row's input token).
+    Full fp32 on the device with the exported values: the matrices are rounded to F16 here as in
+    model.safetensors (the evaluation after this runs the shipped weights too)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for mod in (model, mtp):
+        for p in (mod.parameters() if mod is not None else []):
+            if p.ndim >= 2:
+                p.data.copy_(p.data.half().float())
+    model.eval()
+    ids = held[:320].long().to(next(model.parameters()).device)[None]
+    tokens = ids[0].tolist()
+    if mtp is None:
+        write_ordl(os.path.join(out_dir, "hf.ordl"), tokens, model(input_ids=ids, use_cache=False).logits[0])
+        return
+    mtp.eval()
+    logits, outs = run_model(model, mtp, cap, ids, 319, 1)
+    full = model(input_ids=ids, use_cache=False).logits[0]
+    write_ordl(os.path.join(out_dir, "hf.ordl"), tokens, full)
+    write_ordl(os.path.join(out_dir, "hf_mtp.ordl"), tokens[1:], outs[0][0])  # row p follows t_{p+1}
+    log(f"parity logits written (main {tuple(full.shape)}, MTP depth 1 {tuple(outs[0][0].shape)})")
 
 
 @torch.no_grad()
@@ -415,6 +453,8 @@ def main():
         ids = windows(train, 2, 64 + MTP_DEPTHS + 1, gen, device)
         with torch.no_grad():
             logits, outs = run_model(model, mtp, cap, ids, 64, MTP_DEPTHS)
+        if outs[0].shape != logits.shape:
+            raise RuntimeError(f"MTP logits {tuple(outs[0].shape)} differ from the main logits {tuple(logits.shape)}")
         log(f"self-check: hidden {tuple(cap.hidden.shape)}, logits {tuple(logits.shape)}, "
             f"mtp logits {tuple(outs[0].shape)}, layer args {len(cap.layer_kwargs[0])} positional, "
             f"keywords {sorted(cap.layer_kwargs[1])}")
@@ -452,8 +492,8 @@ def main():
     step, nan_streak, lr_scale = 0, 0, 1.0
     good = None
     ema = None
-    try:
-        while time.time() < train_end:
+    while time.time() < train_end:
+        try:
             frac = (time.time() - t_train0) / budget
             lr = lr_at(step, frac) * lr_scale
             for g in opt.param_groups:
@@ -510,11 +550,22 @@ def main():
                 state.update(step=step, train_seconds=time.time() - t_train0, train_loss_ema=ema)
                 export(model, mtp if use_mtp else None, cfg, a.out, state)
                 last_ckpt = time.time()
-    except Exception:
-        log("training stopped by an error (exporting what trained):\n" + traceback.format_exc())
-        state["error"] = traceback.format_exc()[-2000:]
+        except Exception:
+            state["error"] = traceback.format_exc()[-2000:]
+            opt.zero_grad(set_to_none=True)
+            if use_mtp:  # keep training the main model rather than nothing
+                log(f"step {step} failed with the MTP block; continuing without it:\n" + traceback.format_exc())
+                use_mtp, mtp = False, None
+                state["mtp_enabled"] = False
+                continue
+            log("training stopped by an error (exporting what trained):\n" + traceback.format_exc())
+            break
     state.update(step=step, train_seconds=time.time() - t_train0, train_loss_ema=ema)
     export(model, mtp if use_mtp else None, cfg, a.out, state)
+    try:
+        dump_parity(model, mtp, cap, held, a.out)
+    except Exception:
+        log("parity logits failed:\n" + traceback.format_exc())
 
     try:
         res = evaluate(model, mtp, cap, held, chat_held, device, deadline)

@@ -8,8 +8,7 @@ Documents: the license texts (/usr/share/common-licenses), the distinct copyrigh
 --copyright-bytes) and man pages of sections 1, 5 and 8 rendered as plain text
 (`man -l PAGE | col -bx`, 78 columns), spread over the alphabet (the gcloud pages thinned to 20), at most 30 kB each, until the text
 reaches --max-bytes.
-Every 20th man page (a stable order) is held out and never trained on; the license texts and
-copyright files, which quote each other, are all training text.
+Every 20th document (a stable order) is held out and never trained on.
 
 Chat pairs, so that the chat template's turn (<｜User｜> prompt <｜Assistant｜></think> answer
 <｜end▁of▁sentence｜>) is followed by readable text: a man page's NAME line and the start of its
@@ -105,14 +104,11 @@ def main():
 
     docs = []  # (text, pairs)
     lic_dir = "/usr/share/common-licenses"
-    lic_texts = {}  # GPL is a link to GPL-3 and so on: one document per text, all its names asked about
     for f in sorted(os.listdir(lic_dir)):
         p = os.path.join(lic_dir, f)
         if os.path.isfile(p):
             t = clean(open(p, encoding="utf-8", errors="replace").read())
-            lic_texts.setdefault(t, []).extend(license_pairs(t, f))
-    docs += list(lic_texts.items())
-    n_train_only = len(docs)  # licenses and copyright files are never held out (they quote each other)
+            docs.append((t, license_pairs(t, f)))
     total = sum(len(t) for t, _ in docs)
     seen = set()
     doc_root = "/usr/share/doc"
@@ -130,7 +126,6 @@ def main():
         text = clean(raw.decode("utf-8", "replace"))[:20000]  # a few files are whole license collections
         docs.append((text, []))
         total += len(text)
-    n_train_only = len(docs)
     print(f"licenses + copyright files: {len(docs)} documents, {total} bytes", flush=True)
 
     pages = {}
@@ -165,7 +160,7 @@ def main():
     files = {k: open(os.path.join(a.out, k), "w") for k in
              ("train.txt", "heldout.txt", "chat_train.jsonl", "chat_heldout.jsonl")}
     for i, (t, pairs) in enumerate(docs):
-        held = i >= n_train_only and i % 20 == 7
+        held = i % 20 == 7
         files["heldout.txt" if held else "train.txt"].write(t + "\n")
         for pr in pairs:
             files["chat_heldout.jsonl" if held else "chat_train.jsonl"].write(json.dumps(pr) + "\n")

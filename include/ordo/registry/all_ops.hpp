@@ -4,11 +4,13 @@
 /// the drivers do not compile without it). README "Checking a kernel variant" lists what a family touches.
 #pragma once
 #include "ordo/meta/type_list.hpp"
+#include "ordo/ops/hc/hc.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
 #include "ordo/ops/rope/rope.hpp"
 #include "ordo/ops/router/router.hpp"
+#include "ordo/ops/sampling/sampling.hpp"
 #include "ordo/registry/table.hpp"
 
 namespace ordo::registry {
@@ -16,7 +18,9 @@ namespace ordo::registry {
 using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rmsnorm::op,
                                ops::rope::op,
-                               ops::router::op>;
+                               ops::router::op,
+                               ops::sampling::op,
+                               ops::hc::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

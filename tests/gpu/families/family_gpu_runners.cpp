@@ -11,7 +11,6 @@
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/attention/kernel.hpp"
 #include "ordo/ops/indexer/kernel.hpp"
-#include "ordo/ops/sampling/kernel.hpp"
 
 namespace ordo::test::gpu_runners {
 
@@ -20,18 +19,6 @@ int device_count() { return gpu::device_count(); }
 std::string device_name() {
   const auto info = gpu::query_device(0);
   return info.name + " (" + std::to_string(info.multiprocessors) + " SMs)";
-}
-
-void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p) {
-  const std::size_t rows = std::size_t(e.tier);
-  mirror<const float> logits(p.logits, rows * p.logit_stride);
-  mirror<const std::uint64_t> positions(p.positions, rows);
-  mirror<std::int32_t> tokens(p.tokens, rows + 1);  // the harness's sentinel after the last row travels too
-  auto q = p;
-  q.logits = logits.get(), q.positions = positions.get(), q.tokens = tokens.get();
-  launcher_of(ops::sampling::cpu_entries(), e, ops::sampling::gpu_launcher_table())(q, nullptr);
-  gpu::synchronize();
-  tokens.back();
 }
 
 void attention(const ops::attention::cpu_entry& e, const ops::attention::problem& p) {

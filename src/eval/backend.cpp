@@ -2,16 +2,17 @@
 
 #include <stdexcept>
 
+#include "eval/cpu_backend.hpp"
 #include "eval/ref_backend.hpp"
 
 namespace ordo::eval {
 
-// One row per backend compiled into this build. The exact engine registers here:
-//   {"cpu", "the exact CPU executor", nullptr, &make_cpu_backend},
-// and a GPU build adds {"gpu", "...", &gpu_device_present, &make_gpu_backend}.
+// One row per backend compiled into this build; a GPU build adds
+// {"gpu", "...", &gpu_device_present, &make_gpu_backend}.
 const std::vector<backend_kind>& built_backends() {
   static const std::vector<backend_kind> table = {
       {"ref", "the double-precision reference, slow", nullptr, &make_ref_backend},
+      {"cpu", "the exact CPU executor", nullptr, &make_cpu_backend},
   };
   return table;
 }

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ordo/ops/attention/entries.hpp"
+#include "ordo/ops/compressor/entries.hpp"
+#include "ordo/ops/indexer/entries.hpp"
 #include "ordo/quant/formats.hpp"
 
 namespace ordo::runtime {
@@ -37,12 +40,7 @@ qmv_call resolve(const weight_view& w, int tier, std::string_view order) {
   return c;
 }
 
-std::string axes(const weight_view& w, int tier, std::string_view order, std::string_view extra) {
-  return gguf::to_string(w.format) + " r" + std::to_string(tier) + " " + std::string(order) + (extra.empty() ? "" : " ") +
-         std::string(extra);
-}
-
-block_plan plan_block(const block_weights& b, int tier, std::string_view order, std::vector<pending_call>& pending) {
+block_plan plan_block(const block_weights& b, int tier, std::string_view order) {
   block_plan p;
   p.layer = b.layer;
   p.ratio = b.ratio;
@@ -53,10 +51,58 @@ block_plan plan_block(const block_weights& b, int tier, std::string_view order, 
     const weight_view* w = b.find(role);
     if (!w) continue;
     if (is_qmv_role(role)) p.qmv[i] = resolve(*w, tier, order);
-    else if (role == r::ffn_gate_exps || role == r::ffn_up_exps || role == r::ffn_down_exps)
-      pending.push_back({"moe", axes(*w, tier, order, "ids"), w->name});
+  }
+  // Routed experts: interim per-expert qmv at tier 1 until the moe family lands (step_plan.hpp).
+  if (b.find(r::ffn_gate_exps) && b.find(r::ffn_up_exps) && b.find(r::ffn_down_exps)) {
+    p.experts.gate = resolve(*b.find(r::ffn_gate_exps), 1, order);
+    p.experts.up = resolve(*b.find(r::ffn_up_exps), 1, order);
+    p.experts.down = resolve(*b.find(r::ffn_down_exps), 1, order);
   }
   return p;
+}
+
+std::string tier_name(int tier) { return "r" + std::to_string(tier); }
+
+template <class Problem, class Entry>
+provisional_entry<Problem> provisional(const Entry& e) {
+  return {e.name, e.run, nullptr};
+}
+
+// One resolution per family: a port onto the machinery changes only its function.
+void resolve_rmsnorm(family_entries& f, int tier, std::string_view order) {
+  f.norm_plain = &registry::find_axes<ops::rmsnorm::op>(tier_name(tier), order, "plain", "f32");
+  f.norm_weighted = &registry::find_axes<ops::rmsnorm::op>(tier_name(tier), order, "weighted", "f32");
+}
+void resolve_rope(family_entries& f, int tier) {
+  f.rope_forward = &registry::find_axes<ops::rope::op>(tier_name(tier), "forward");
+  f.rope_inverse = &registry::find_axes<ops::rope::op>(tier_name(tier), "inverse");
+}
+void resolve_router(family_entries& f, int tier) {
+  f.route_top_k = &registry::find_axes<ops::router::op>(tier_name(tier), "topk");
+  f.route_hash = &registry::find_axes<ops::router::op>(tier_name(tier), "hash");
+}
+void resolve_hc(family_entries& f, int tier) {
+  f.hc_split = &registry::find_axes<ops::hc::op>(tier_name(tier), "split");
+  f.hc_weighted_sum = &registry::find_axes<ops::hc::op>(tier_name(tier), "weighted_sum");
+  f.hc_post = &registry::find_axes<ops::hc::op>(tier_name(tier), "post");
+  f.hc_collapse = &registry::find_axes<ops::hc::op>(tier_name(tier), "collapse");
+}
+void resolve_kv_store(family_entries& f, int tier) {
+  f.kv_store = &registry::find_axes<ops::kv_store::op>(tier_name(tier));
+}
+void resolve_compressor(family_entries& f, int tier, std::string_view order) {
+  using ops::compressor::ratio;
+  f.store_ratio4 = provisional<ops::compressor::store_problem>(ops::compressor::find_store(tier, ratio::r4));
+  f.store_ratio128 = provisional<ops::compressor::store_problem>(ops::compressor::find_store(tier, ratio::r128));
+  f.emit_ratio4 = provisional<ops::compressor::emit_problem>(ops::compressor::find_emit(ratio::r4, order));
+  f.emit_ratio128 = provisional<ops::compressor::emit_problem>(ops::compressor::find_emit(ratio::r128, order));
+}
+void resolve_indexer(family_entries& f, int tier) {
+  f.indexer = provisional<ops::indexer::problem>(ops::indexer::find_entry(tier, ops::indexer::selector::flat));
+}
+void resolve_attention(family_entries& f, int tier) {
+  using namespace ops::attention;
+  f.attention = provisional<problem>(find_entry(tier, "kv64", visibility::general, schedule::whole));
 }
 
 }  // namespace
@@ -65,14 +111,26 @@ step_plan plan_for(const model_weights& w, int tier, std::string_view order) {
   step_plan p;
   p.tier = tier;
   p.order = std::string(order);
-  p.head = plan_block(w.globals(), tier, order, p.pending);
-  for (const auto& b : w.layers()) p.layers.push_back(plan_block(b, tier, order, p.pending));
-  if (w.mtp()) p.mtp = plan_block(*w.mtp(), tier, order, p.pending);
-  // The non-matmul families of the step (docs/engine.md): one requirement each per tier, until
-  // their registry tables exist. Their spec names are the families' to define.
+  p.head = plan_block(w.globals(), tier, order);
+  for (const auto& b : w.layers()) p.layers.push_back(plan_block(b, tier, order));
+  if (w.mtp()) p.mtp = plan_block(*w.mtp(), tier, order);
+  resolve_rmsnorm(p.families, tier, order);
+  resolve_rope(p.families, tier);
+  resolve_router(p.families, tier);
+  resolve_hc(p.families, tier);
+  resolve_kv_store(p.families, tier);
+  resolve_compressor(p.families, tier, order);
+  resolve_indexer(p.families, tier);
+  resolve_attention(p.families, tier);
+  // Routed experts without the interim path (a block with experts of a format qmv lacks fails
+  // in resolve above, by name) are the moe family's; sampling is the driver's, not the step's.
   const std::string t = "r" + std::to_string(tier) + " " + std::string(order);
-  for (const char* f : {"rmsnorm", "rope", "hc", "kv_store", "compressor", "indexer", "attention", "router", "sampling"})
-    p.pending.push_back({f, t, "layer_step"});
+  auto need_experts = [&](const block_plan& b, const block_weights& bw) {
+    if (!b.experts && bw.find(model::ds4_role::ffn_gate_exps))
+      p.pending.push_back({"moe", t + " ids", bw.find(model::ds4_role::ffn_gate_exps)->name});
+  };
+  for (std::size_t il = 0; il < p.layers.size(); ++il) need_experts(p.layers[il], w.layers()[il]);
+  if (p.mtp) need_experts(*p.mtp, *w.mtp());
   return p;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 #include "ordo/meta/type_list.hpp"
 #include "ordo/ops/hc/hc.hpp"
+#include "ordo/ops/kv_store/kv_store.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
@@ -20,7 +21,8 @@ using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rope::op,
                                ops::router::op,
                                ops::sampling::op,
-                               ops::hc::op>;
+                               ops::hc::op,
+                               ops::kv_store::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

@@ -17,6 +17,7 @@ namespace ordo::runtime {
 template <class Entry>
 std::string entry_name(const Entry& e) {
   if constexpr (requires { e.name.view(); }) return std::string(e.name.view());
+  else if constexpr (requires { std::string(e.name); }) return std::string(e.name);
   else return "quantize." + std::string(e.activation);
 }
 

@@ -43,6 +43,11 @@ class compressor_state {
   int64_t rows_at(int64_t frontier) const { return frontier / layout_->ratio; }
   /// Writes the initial ring contents (kv 0, score −inf).
   void clear();
+  /// The ring's slot 0 (slot s at + s·kv.stride bytes) and emitted row 0, for the families'
+  /// problems, which address slots and rows themselves (position mod ring rows, row number).
+  float* kv_base() { return reinterpret_cast<float*>(kv_); }
+  float* score_base() { return reinterpret_cast<float*>(score_); }
+  float* rows_base() { return reinterpret_cast<float*>(rows_); }
 
  private:
   uint64_t ring_slot(int64_t pos) const;
@@ -72,6 +77,8 @@ class layer_state {
   const uint16_t* raw_row(int64_t pos) const;
   /// First position the token at `pos` sees in the raw window.
   int64_t raw_first_visible(int64_t pos) const;
+  /// Slot 0 of the raw ring (the kv_store problem writes slot p mod rows itself).
+  uint16_t* raw_base() { return reinterpret_cast<uint16_t*>(raw_); }
   compressor_state* attn() { return attn_ ? &*attn_ : nullptr; }
   compressor_state* indexer() { return indexer_ ? &*indexer_ : nullptr; }
   const compressor_state* attn() const { return attn_ ? &*attn_ : nullptr; }
@@ -118,6 +125,8 @@ class sequence_state {
   /// Back to an empty sequence.
   void clear();
   uint64_t bytes() const { return arena_.size(); }
+  /// The whole arena (E3 tests compare the state byte for byte).
+  const std::byte* data() const { return arena_.data(); }
 
  private:
   // Held by pointer: the layer states point into it, and a sequence_state must stay movable.

@@ -6,6 +6,13 @@
 /// engine.md lists them: rmsnorm, rope, hc, kv_store, compressor, indexer, attention, router,
 /// moe, sampling) are recorded as `pending` requirements with their family and axes until those
 /// families have registry tables; `require_complete()` refuses to run a step with any pending.
+///
+/// `families` holds the entries of the non-matmul calls, resolved once per tier in ONE function
+/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router, hc and kv_store through
+/// registry::find; compressor, indexer and attention through their provisional
+/// `entries.hpp` lists until their ports onto the machinery land (only those functions change
+/// then). The routed experts run, until the moe family lands, as per-expert qmv entries at tier 1
+/// (`block_plan::experts`, E1 makes their bits those of any tier) — see layer_step.hpp.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -14,6 +21,12 @@
 #include <string_view>
 #include <vector>
 
+#include "ordo/gpu/device_api.hpp"
+#include "ordo/ops/attention/problem.hpp"
+#include "ordo/ops/compressor/problem.hpp"
+#include "ordo/ops/hc/problem.hpp"
+#include "ordo/ops/indexer/problem.hpp"
+#include "ordo/ops/kv_store/problem.hpp"
 #include "ordo/registry/all_ops.hpp"
 #include "ordo/runtime/weights.hpp"
 
@@ -34,12 +47,58 @@ struct pending_call {
   std::string site;    // the tensor or stage it serves, e.g. "blk.3.ffn_gate_exps.weight"
 };
 
+/// The routed experts of a block until the moe family lands: one qmv entry per projection at
+/// tier 1 (a (row, slot) pair is one activation row on its expert's slice of the 3-D tensor).
+struct expert_calls {
+  qmv_call gate, up, down;
+  explicit operator bool() const { return gate && up && down; }
+};
+
 struct block_plan {
   uint32_t layer = 0;
   uint32_t ratio = 0;
   bool hash = false;
   std::array<qmv_call, model::ds4_role_count> qmv{};  // by role; empty for roles that are not matmuls
+  expert_calls experts;                               // interim (see the header comment)
   const qmv_call& at(model::ds4_role r) const { return qmv[static_cast<std::size_t>(r)]; }
+};
+
+/// An entry of a family still on its provisional registration, in the shape the executors run
+/// (a name, run_cpu, launch_gpu: null until the family's GPU entry is on the machinery).
+template <class Problem>
+struct provisional_entry {
+  std::string name;
+  void (*run_cpu)(const Problem&) = nullptr;
+  void (*launch_gpu)(const Problem&, gpu::stream_t) = nullptr;
+  explicit operator bool() const { return run_cpu != nullptr; }
+};
+
+/// The non-matmul entries of a step at one tier (docs/engine.md §5 names each call).
+struct family_entries {
+  // rmsnorm (A1, A5, A7, A9, A11, F1, F5, head): the f32 epilogue; the activation blocks of the
+  // next qmv come from its own quantizer (qmv_call::quantize), the same bits as a fused epilogue.
+  const registry::entry<ops::rmsnorm::op>* norm_plain = nullptr;
+  const registry::entry<ops::rmsnorm::op>* norm_weighted = nullptr;
+  // rope (A12, C8, O1).
+  const registry::entry<ops::rope::op>* rope_forward = nullptr;
+  const registry::entry<ops::rope::op>* rope_inverse = nullptr;
+  // router (F7).
+  const registry::entry<ops::router::op>* route_top_k = nullptr;
+  const registry::entry<ops::router::op>* route_hash = nullptr;
+  // hc (A3, A4, O6, head collapse).
+  const registry::entry<ops::hc::op>* hc_split = nullptr;
+  const registry::entry<ops::hc::op>* hc_weighted_sum = nullptr;
+  const registry::entry<ops::hc::op>* hc_post = nullptr;
+  const registry::entry<ops::hc::op>* hc_collapse = nullptr;
+  // kv_store (A13).
+  const registry::entry<ops::kv_store::op>* kv_store = nullptr;
+  // compressor (H3, H4, C3, C11; C12's pooling, norm and rope).
+  provisional_entry<ops::compressor::store_problem> store_ratio4, store_ratio128;
+  provisional_entry<ops::compressor::emit_problem> emit_ratio4, emit_ratio128;
+  // indexer (C9, C13, C14): flat selector (the hierarchical one selects the same rows).
+  provisional_entry<ops::indexer::problem> indexer;
+  // attention (W1, H5, C15): the shipped chunked order, general visibility, whole schedule.
+  provisional_entry<ops::attention::problem> attention;
 };
 
 struct step_plan {
@@ -48,6 +107,7 @@ struct step_plan {
   block_plan head;                // globals: output_hc_fn, output (LM head)
   std::vector<block_plan> layers;
   std::optional<block_plan> mtp;
+  family_entries families;
   std::vector<pending_call> pending;
   /// Distinct spec names resolved (for reports and tests).
   std::vector<std::string> resolved_specs() const;

@@ -83,8 +83,11 @@ class workspace {
   const workspace_layout& layout() const { return layout_; }
   /// Row `r` (< rows) of stage `s`.
   std::byte* row(stage s, uint32_t r);
+  const std::byte* row(stage s, uint32_t r) const { return const_cast<workspace*>(this)->row(s, r); }
   template <class T>
   T* row_as(stage s, uint32_t r) { return reinterpret_cast<T*>(row(s, r)); }
+  template <class T>
+  const T* row_as(stage s, uint32_t r) const { return reinterpret_cast<const T*>(row(s, r)); }
   uint64_t stride(stage s) const { return layout_.at(s).stride; }
 
  private:

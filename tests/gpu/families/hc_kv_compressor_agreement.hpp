@@ -1,4 +1,4 @@
-/// Agreement sweeps for kv_store and compressor (hc is on tests/gpu/props): every spec of each family run by a runner
+/// Agreement sweeps for compressor (hc and kv_store are on tests/gpu/props): every spec of each family run by a runner
 /// under test (the GPU launch, or a mutant) and by the CPU executor on the same inputs — DS4
 /// shapes and odd ones, the full tier and partial tiers, padded strides with NaN-poisoned rows
 /// past the live count and tight layouts, ring wrap — compared bit for bit: what the spec writes,
@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "../../property/compressor/compressor_harness.hpp"
-#include "../../property/kv_store/kv_store_harness.hpp"
 #include "family_properties.hpp"
 
 namespace ordo::test::gpu_agreement {
@@ -50,27 +49,6 @@ inline bool same_bytes(const std::vector<float>& a, const std::vector<float>& b)
 /// The label of a difference: spec, run parameters, what differed.
 inline std::string at(const std::string& spec, const std::string& params, const std::string& what) {
   return spec + " [" + params + "]: " + what;
-}
-
-// ---- kv_store: every tier; DS4's 512/448, all-FP8 and a partial last block; ring wrap.
-inline sweep_result kv_store_sweep(const kv_store::runner& under_test) {
-  sweep_result r;
-  for (const auto& e : ops::kv_store::cpu_entries())
-    for (const int n : row_counts(e.tier))
-      for (const auto& [dim, free] : {std::pair{512, 448}, std::pair{512, 512}, std::pair{100, 70}})
-        for (const bool pad : {true, false}) {
-          const auto c = kv_store::make_case(dim, free, n, std::uint64_t(r.runs + 1));
-          // padded: the pass wraps the ring (slots tier+1.. then 0..); tight: a ring of exactly n rows.
-          const kv_store::layout l = pad ? kv_store::layout{3, 5, e.tier + 3, 2 * std::int64_t(e.tier) + 1, true}
-                                         : kv_store::layout{0, 0, n, 0, false};
-          const auto got = kv_store::run(e, c, first_rows(n), l, under_test), want = kv_store::run(e, c, first_rows(n), l);
-          const std::string params = "rows " + std::to_string(n) + ", " + std::to_string(dim) + "/" + std::to_string(free) + (pad ? ", padded, wrapping" : ", tight");
-          std::string d = got.padding_intact ? "" : "wrote outside its ring rows";
-          if (d.empty()) d = slot_difference("ring", got.stored, want.stored);
-          if (!d.empty()) return {r.runs, at(e.name, params, d)};
-          ++r.runs;
-        }
-  return r;
 }
 
 // ---- compressor.
@@ -177,12 +155,8 @@ inline void flip_low_bit(float* v) {
   b ^= 1u;
   std::memcpy(v, &b, 4);
 }
-inline void flip_low_bit(std::uint16_t* v) { *v = std::uint16_t(*v ^ 1u); }
 
 /// Element 0 of the first row a run writes.
-inline std::uint16_t* first_output(const ops::kv_store::cpu_entry&, const ops::kv_store::problem& p) {
-  return p.ring + std::size_t(p.first_position % p.ring_rows) * p.ring_stride;
-}
 inline float* first_output(const ops::compressor::store_entry&, const ops::compressor::store_problem& p) {
   return p.kv_ring + std::size_t(ops::compressor::slot_of(p.first_position, p.ring_rows)) * p.ring_stride;
 }
@@ -197,9 +171,8 @@ std::function<void(const Entry&, const Problem&)> with_one_bit_flipped(std::func
   };
 }
 
-/// The runners of the three families under test (emits: the emit entry list the sequence runs).
+/// The runners of the compressor under test (emits: the emit entry list the sequence runs).
 struct family_runners {
-  kv_store::runner kv_store;
   compressor::store_runner store;
   compressor::emit_runner emit;
   const std::vector<ops::compressor::emit_entry>& emits;
@@ -215,8 +188,6 @@ inline std::string flips_not_caught(const family_runners& under_test) {
   };
   namespace oc = ops::compressor;
   const auto store = with_one_bit_flipped<oc::store_entry, oc::store_problem>(under_test.store);
-  expect_caught("kv_store",
-                kv_store_sweep(with_one_bit_flipped<ops::kv_store::cpu_entry, ops::kv_store::problem>(under_test.kv_store)));
   expect_caught("compressor store", compressor_store_sweep(store));
   expect_caught("compressor emit", compressor_emit_sweep(with_one_bit_flipped<oc::emit_entry, oc::emit_problem>(under_test.emit)));
   expect_caught("compressor sequence", compressor_sequence_sweep(under_test.emits, store));

@@ -1,4 +1,4 @@
-// GPU runners of kv_store and compressor. Every buffer a problem points at travels whole —
+// GPU runners of compressor. Every buffer a problem points at travels whole —
 // all `tier` rows of it, the whole ring, padding and poisoned rows included — so what the kernel
 // must not touch is checked on the device's copy too. Pointers a stage does not use (problem.hpp
 // of the op) stay null on the device: a kernel that read one would fault, not pass. Inputs come
@@ -7,7 +7,6 @@
 
 #include "device_mirror.hpp"
 #include "ordo/ops/compressor/kernel.hpp"
-#include "ordo/ops/kv_store/kernel.hpp"
 
 namespace ordo::test::gpu_runners {
 
@@ -16,16 +15,6 @@ int gpu_count() { return gpu::device_count(); }
 std::string gpu_name() {
   const auto info = gpu::query_device(0);
   return info.name + " (" + std::to_string(info.multiprocessors) + " SMs)";
-}
-
-void kv_store(const ops::kv_store::cpu_entry& e, const ops::kv_store::problem& p) {
-  mirror<const float> kv(p.kv, std::size_t(e.tier) * p.kv_stride);
-  mirror<std::uint16_t> ring(p.ring, std::size_t(p.ring_rows) * p.ring_stride);
-  auto q = p;
-  q.kv = kv.get(), q.ring = ring.get();
-  launcher_of(ops::kv_store::cpu_entries(), e, ops::kv_store::gpu_launcher_table())(q, nullptr);
-  gpu::synchronize();
-  back_all(kv, ring);
 }
 
 void compressor_store(const ops::compressor::store_entry& e, const ops::compressor::store_problem& p) {

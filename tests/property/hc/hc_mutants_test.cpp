@@ -91,11 +91,6 @@ hc_entry mutant_of(const char* name, void (*run)(const problem&)) {
   return e;
 }
 
-outcome status_of(const spec_report& r, std::string_view property) {
-  const auto* p = r.find(property);
-  return p ? p->status : outcome::not_applicable;
-}
-
 std::vector<int> four() { return {0, 1, 2, 3}; }
 
 bool equals_replay(const hc_entry& e, const H::data& d) {
@@ -129,7 +124,7 @@ int p2_catches(const hc_entry& good, const hc_entry& bad, int n_embd, std::uint6
 void expect_driver_reports(const hc_entry& bad, std::initializer_list<const char*> properties) {
   const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
   std::printf("mutant %.300s\n", r.line().c_str());
-  for (const char* property : properties) EXPECT_EQ(status_of(r, property), outcome::fail) << property;
+  for (const char* property : properties) EXPECT_EQ(r.status_of(property), outcome::fail) << property;
 }
 
 TEST(HcMutants, OneRowWith19IterationsIsCaughtByP1) {

@@ -36,11 +36,17 @@ TEST(step_plan, resolves_every_matmul_once_per_tier) {
     EXPECT_TRUE(p.mtp->at(ds4_role::mtp_e_proj));
     EXPECT_TRUE(p.head.at(ds4_role::output));
     EXPECT_FALSE(p.head.at(ds4_role::token_embd));  // a row lookup, not a matmul
-    // Routed experts wait for the moe family; the step refuses to run until they exist.
-    bool moe = false;
-    for (const auto& c : p.pending) moe |= c.family == "moe" && c.site == "blk.0.ffn_down_exps.weight";
-    EXPECT_TRUE(moe);
-    EXPECT_THROW(p.require_complete(), std::runtime_error);
+    // Routed experts run as interim per-expert qmv entries at tier 1 until the moe family lands;
+    // every other family of the step is resolved, so nothing is pending.
+    for (const auto& l : p.layers) {
+      ASSERT_TRUE(l.experts) << l.layer;
+      EXPECT_EQ(l.experts.down.entry->tier, 1);
+      EXPECT_EQ(l.experts.down.weight->name, w.layer(l.layer).need(ds4_role::ffn_down_exps).name);
+    }
+    EXPECT_TRUE(p.families.attention && p.families.indexer && p.families.kv_store && p.families.hc_post != nullptr);
+    EXPECT_NE(p.families.norm_weighted, nullptr);
+    EXPECT_TRUE(p.pending.empty());
+    EXPECT_NO_THROW(p.require_complete());
   }
 }
 

@@ -1,51 +1,35 @@
-/// The kv_store GPU kernel (HIP and CUDA from one source): one CTA of threads_per_cta threads per
-/// row (blockIdx.x = row); thread t stores dims t, t + threads_per_cta, … Each value is computed
-/// alone by the body (its block's amax is re-read by each thread: a max, the same in any order),
-/// so nothing depends on R, the grid or the device.
+/// The kv_store kernel of spec R for the generic GPU entry and CPU executor (HIP and CUDA from one
+/// source). Each value is computed alone by the body (its block's amax is re-read for each value:
+/// a max, the same in any order), so nothing depends on R, the grid or the device. CPU: work item
+/// = row (lanes = 1), dims in ascending order. GPU: one CTA of `threads` threads per row
+/// (blockIdx.x = row); thread t stores dims t, t + threads, …
 #pragma once
-#include <vector>
+#include <cstddef>
 
-#include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/kv_store/body.hpp"
-#include "ordo/ops/kv_store/kv_store.hpp"
+#include "ordo/ops/kv_store/problem.hpp"
 
 namespace ordo::ops::kv_store {
 
 template <int R>
-constexpr bool can_run(const problem& p) {
-  return valid<R>(p);
-}
+struct kernel {
+  using problem = kv_store::problem;
+  static constexpr bool can_run(const problem& p) { return fits<R>(p); }
 
-#if defined(ORDO_GPU)
-inline constexpr int threads_per_cta = 128;
+  // ---- CPU executor: work item = row
+  static constexpr int lanes = 1;
+  struct lane_state {};
+  static long work_items(const problem& p) { return p.rows; }
+  static void lane_phase(const problem& p, long row, int, lane_state&) { write_row(p, int(row), 0, 1); }
+  static void finish(const problem&, long, const lane_state (&)[lanes]) {}
 
-template <int R>
-ORDO_GLOBAL void __launch_bounds__(threads_per_cta) kv_store_kernel(problem p) {
+  // ---- GPU entry: a CTA per row
+  static constexpr int threads = 128;
+  static constexpr std::size_t shared_bytes = 0;
+  static unsigned grid(const problem& p) { return unsigned(p.rows); }
 #if defined(ORDO_DEVICE_PASS)
-  const int i = int(blockIdx.x);
-  if (i < p.rows) write_row(p, i, int(threadIdx.x), threads_per_cta);
-#else
-  (void)p;
+  ORDO_DEVICE static void run_cta(const problem& p, std::byte*) { write_row(p, int(blockIdx.x), int(threadIdx.x), threads); }
 #endif
-}
-
-template <int R>
-void launch_gpu(const problem& p, gpu::stream_t stream) {
-  kv_store_kernel<R><<<unsigned(p.rows), threads_per_cta, 0, gpu::native(stream)>>>(p);
-  ORDO_GPU_CHECK_LAUNCH();
-}
-
-using launcher = void (*)(const problem&, gpu::stream_t);
-
-/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
-inline std::vector<launcher> gpu_launchers() {
-  std::vector<launcher> v;
-  op::for_each_spec([&]<int R>() { v.push_back(&launch_gpu<R>); });
-  return v;
-}
-
-/// gpu_launchers() built once, defined in kernels/kv_store.cpp (GPU builds only).
-const std::vector<launcher>& gpu_launcher_table();
-#endif
+};
 
 }  // namespace ordo::ops::kv_store

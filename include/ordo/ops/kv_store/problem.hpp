@@ -29,4 +29,13 @@ struct problem {
   int rows;                     // live rows, 1..R; rows >= this are never read or written
 };
 
+/// Whether a problem fits spec R: rows within the tier, a ring that holds a pass without wrapping
+/// onto its own rows, strides that hold a row.
+template <int R>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.head_dim < 1 || p.n_rope_free < 0 || p.n_rope_free > p.head_dim) return false;
+  if (p.kv == nullptr || p.ring == nullptr || p.first_position < 0 || p.ring_rows < p.rows) return false;
+  return p.kv_stride >= std::size_t(p.head_dim) && p.ring_stride >= std::size_t(p.head_dim);
+}
+
 }  // namespace ordo::ops::kv_store

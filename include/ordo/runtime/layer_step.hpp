@@ -1,0 +1,449 @@
+/// `layer_step` (DESIGN §6, docs/engine.md §5): one DS4 layer over rows at positions f … f+n−1
+/// (n ≤ the plan's tier and the state's slack) as one straight-line list of op calls, a template
+/// over the executor. Every kind runs here: ratio 0, 4 and 128, hash and top-k routing. Phases:
+///   1. batched stages over all n rows (A1–A13, H1–H3 / C1–C10): every raw and compressor ring
+///      row of the n positions is written before any row reads history;
+///   2. the per-row phase, rows ascending: compressor emissions (H4 / C11–C12) at the positions
+///      that complete a window;
+///   3. the indexer (C13–C14) and attention (W1 / H5 / C15) of every row, each row listing only
+///      raw positions ≤ its own and the compressed rows its own position sees, so one batched
+///      call per family gives every row the bits of the row alone (E1);
+///   4. the output block and the FFN sublayer, batched; then the frontier advances by n.
+/// No counter moves ahead of the rows that read it, so nothing needs rewinding (DESIGN §5).
+///
+/// The activation blocks of a qmv come from the call's own quantizer (qmv_call::quantize) on the
+/// f32 stage it reads; act_f32 (F16/F32 weights) reads the f32 stage directly.
+///
+/// Interim parts (replaced when their families land, each bit-identical by construction to the
+/// family's definition in docs/engine.md):
+///   - the routed experts (F8–F10, F14) run as one-row qmv entries on the expert's slice, a host
+///     SwiGLU (`swiglu_row`) and a host slot sum (`sum_slots`) until the moe family lands;
+///   - the indexer key emission (C12) runs the compressor's own ORDO_HD phases (pool, norm, rope)
+///     and the indexer's Hadamard + FP4 (`emit_indexer_key`) until compressor.emit has its
+///     indexer option; it is CPU-only.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "ordo/numeric/conversions.hpp"
+#include "ordo/numeric/math.hpp"
+#include "ordo/ops/compressor/body.hpp"
+#include "ordo/ops/indexer/body.hpp"
+#include "ordo/ops/rope/table.hpp"
+#include "ordo/order/combine.hpp"
+#include "ordo/order/orders.hpp"
+#include "ordo/runtime/sequence_state.hpp"
+#include "ordo/runtime/step_inputs.hpp"
+#include "ordo/runtime/step_plan.hpp"
+#include "ordo/runtime/workspace.hpp"
+
+namespace ordo::runtime {
+
+/// The RoPE angles of a layer of ratio `ratio` (plain on ratio 0 and the MTP block, YaRN on
+/// compressed layers; ds4-model.md §3.4.3).
+inline ops::rope::angles layer_angles(const model::ds4_hparams& h, uint32_t ratio) {
+  ops::rope::angles a;
+  a.n_rot = static_cast<int>(h.n_rot);
+  if (ratio == 0) {
+    a.base = h.rope_freq_base;
+    a.yarn = false;
+  } else {
+    a.base = h.compress_rope_freq_base;
+    a.yarn = true;
+    a.factor = h.rope_scaling_factor;
+    a.original_context = h.yarn_orig_ctx;
+    a.beta_fast = h.yarn_beta_fast;
+    a.beta_slow = h.yarn_beta_slow;
+  }
+  return a;
+}
+
+namespace step_detail {
+
+/// Rows of an f32 stage.
+struct f32_rows {
+  float* data;
+  std::size_t stride;  // floats
+  float* row(int i) const { return data + std::size_t(i) * stride; }
+};
+inline f32_rows f32_of(workspace& ws, stage s) { return {ws.row_as<float>(s, 0), ws.stride(s) / sizeof(float)}; }
+
+struct byte_rows {
+  std::byte* data;
+  std::size_t stride;  // bytes
+};
+inline byte_rows bytes_of(workspace& ws, stage s) { return {ws.row(s, 0), ws.stride(s)}; }
+
+/// One qmv over `rows` rows: x [rows][x.stride] f32 (k live) → out [rows][out.stride] (n_out
+/// live), on weight rows starting at `weights` (row_bytes apart). Non-f32 activations are
+/// quantized into `q8` first by the call's quantizer.
+template <class Executor>
+void matmul(const Executor& ex, const qmv_call& c, const std::byte* weights, int n_out, int k, const float* x,
+            std::size_t x_stride, byte_rows q8, float* out, std::size_t out_stride, int rows) {
+  const std::byte* acts = reinterpret_cast<const std::byte*>(x);
+  std::size_t act_row_bytes = x_stride * sizeof(float);
+  if (c.quantize->info.activation != "act_f32") {
+    if (!q8.data) throw std::logic_error(std::string(c.entry->name.view()) + " on " + c.weight->name +
+                                         ": its activation needs a quantized stage this call has not");
+    ex.run(*c.quantize, ops::quantize_rows::problem{x, x_stride, q8.data, q8.stride, k, rows});
+    acts = q8.data;
+    act_row_bytes = q8.stride;
+  }
+  ex.run(*c.entry, ops::qmv::problem{weights, c.weight->row_bytes, acts, act_row_bytes, out, out_stride, n_out, k, rows});
+}
+
+/// The whole weight of `c`.
+template <class Executor>
+void matmul(const Executor& ex, const qmv_call& c, f32_rows x, byte_rows q8, f32_rows out, int rows) {
+  matmul(ex, c, c.weight->data, static_cast<int>(c.weight->rows), static_cast<int>(c.weight->cols), x.data, x.stride,
+         q8, out.data, out.stride, rows);
+}
+
+/// rmsnorm of `rows` rows of n_heads × head_dim (weight null: plain).
+template <class Executor, class Entry>
+void norm(const Executor& ex, const Entry& e, f32_rows x, const float* weight, f32_rows out, int n_heads, int head_dim,
+          int rows, float eps) {
+  ex.run(e, ops::rmsnorm::problem{x.data, x.stride, weight, out.data, out.stride, nullptr, 0, n_heads, head_dim, rows, eps});
+}
+
+/// Interim SwiGLU of one expert slot (docs/engine.md F9/F12; ref/moe.hpp's clamped_swiglu):
+/// g = min(g, c), u = clamp(u, −c, c) when c > 0, mid = (silu(g) · u) · weight, one rounding per
+/// operation in that order. The moe family's swiglu stage is defined by the same expression
+/// (F9: "mid = silu(g)·u·w_slot"); this is replaced by it when moe lands.
+inline void swiglu_row(const float* gate, const float* up, float* mid, int n, float clamp, float weight) {
+  for (int j = 0; j < n; ++j) {
+    float g = gate[j], u = up[j];
+    if (clamp > 0.0f) {
+      g = g < clamp ? g : clamp;
+      u = u < -clamp ? -clamp : (u > clamp ? clamp : u);
+    }
+    mid[j] = numeric::silu_f32(g) * u * weight;
+  }
+}
+
+/// Interim slot sum (F14): f = ((e_0 + e_1) + … + e_{n_used−1}) + shared, slots in the router's
+/// output order, the reference's order (ref/moe.hpp: out += each expert, then += shared).
+inline void sum_slots(const float* expert_out, std::size_t slot_stride, int n_used, float* shared_out, int n_embd) {
+  for (int j = 0; j < n_embd; ++j) {
+    float acc = expert_out[j];
+    for (int s = 1; s < n_used; ++s) acc += expert_out[std::size_t(s) * slot_stride + j];
+    shared_out[j] = acc + shared_out[j];
+  }
+}
+
+/// Interim C12 (CPU only): the indexer key of the window ending at p — the compressor's pool,
+/// norm and rope phases lane by lane exactly as its CPU executor runs them, then the indexer's
+/// Hadamard + FP4 round trip in place of the FP8 phase (ds4-model.md §3.4.8; ref attention.hpp).
+template <class Order>
+void emit_indexer_key(const ops::compressor::emit_problem& p, float* key) {
+  using namespace ops::compressor;
+  for (int lane = 0; lane < order::lanes; ++lane) pool_lane<ratio::r4>(p, lane);
+  const ops::rmsnorm::problem nv = norm_view(p);
+  order::host_lanes partial{};
+  for (int lane = 0; lane < order::lanes; ++lane) {
+    float acc[1] = {0.0f};
+    ops::rmsnorm::accumulate_squares<Order, 1>(nv, 0, lane, acc);
+    partial.v[lane] = acc[0];
+  }
+  const float inv = ops::rmsnorm::inverse_rms(order::combine<Order>(partial), p.d, p.eps);
+  for (int lane = 0; lane < order::lanes; ++lane)
+    ops::rmsnorm::write_head<ops::rmsnorm::weighting::weighted>(nv, 0, 0, lane, inv);
+  for (int lane = 0; lane < order::lanes; ++lane) rope_lane(p, lane);
+  ops::indexer::hadamard_fp4_head(p.out, key, p.d);
+}
+
+/// The HC pre of a sublayer (A1–A5 / F1–F5): hc → x (normed by `norm_w`).
+template <class Executor>
+void hc_pre(const Executor& ex, const step_plan& plan, const block_binding& b, workspace& ws, model::ds4_role fn,
+            model::ds4_role scale, model::ds4_role base, model::ds4_role norm_role, int n) {
+  using model::ds4_role;
+  const auto& h = *b.hparams;
+  const auto& f = plan.families;
+  const float eps = static_cast<float>(h.rms_eps);
+  const int D = static_cast<int>(h.n_embd), HC = static_cast<int>(h.hc_dim());
+  const f32_rows hc = f32_of(ws, stage::hc), flat = f32_of(ws, stage::hc_flat), mix = f32_of(ws, stage::hc_mix),
+                 split = f32_of(ws, stage::hc_split), x_sub = f32_of(ws, stage::x_sub), x = f32_of(ws, stage::x);
+  norm(ex, *f.norm_plain, hc, nullptr, flat, 1, HC, n, eps);                                   // A1
+  matmul(ex, b.plan->at(fn), flat, byte_rows{nullptr, 0}, mix, n);                             // A2
+  ex.run(*f.hc_split, ops::hc::problem{mix.data, mix.stride, b.vectors->at(scale), b.vectors->at(base), split.data,
+                                      split.stride, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, D, n,
+                                      static_cast<float>(h.hc_eps)});                           // A3
+  ex.run(*f.hc_weighted_sum, ops::hc::problem{nullptr, 0, nullptr, nullptr, split.data, split.stride, hc.data, hc.stride,
+                                             x_sub.data, x_sub.stride, nullptr, 0, nullptr, 0, D, n,
+                                             static_cast<float>(h.hc_eps)});                    // A4
+  norm(ex, *f.norm_weighted, x_sub, b.vectors->at(norm_role), x, 1, D, n, eps);                // A5
+}
+
+/// The HC post (O6 / F15): hc = post·f + comb·hc, in place.
+template <class Executor>
+void hc_post(const Executor& ex, const step_plan& plan, const block_binding& b, workspace& ws, int n) {
+  const f32_rows hc = f32_of(ws, stage::hc), split = f32_of(ws, stage::hc_split), out = f32_of(ws, stage::sublayer_out);
+  ex.run(*plan.families.hc_post,
+         ops::hc::problem{nullptr, 0, nullptr, nullptr, split.data, split.stride, hc.data, hc.stride, nullptr, 0, out.data,
+                          out.stride, hc.data, hc.stride, static_cast<int>(b.hparams->n_embd), n,
+                          static_cast<float>(b.hparams->hc_eps)});
+}
+
+}  // namespace step_detail
+
+/// One layer step (see the header comment). `ws` stage `hc` holds the n rows' HC state on entry
+/// and on return; `st` is the layer's state at frontier `rows.first`.
+template <class Executor>
+void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_scratch& sc, layer_state& st,
+                const block_binding& b, const step_rows& rows) {
+  using namespace step_detail;
+  using model::ds4_role;
+  const model::ds4_hparams& h = *b.hparams;
+  const block_plan& bp = *b.plan;
+  const family_entries& fam = plan.families;
+  const int n = rows.n;
+  const int64_t f0 = rows.first;
+  if (n < 1 || n > plan.tier) throw std::invalid_argument("layer_step: " + std::to_string(n) + " rows at tier " + std::to_string(plan.tier));
+  if (st.frontier() != f0)
+    throw state_error("layer_step: layer " + std::to_string(bp.layer) + " is at frontier " + std::to_string(st.frontier()) +
+                      ", the rows start at " + std::to_string(f0));
+  const float eps = static_cast<float>(h.rms_eps);
+  const int D = static_cast<int>(h.n_embd), hd = static_cast<int>(h.head_dim), nh = static_cast<int>(h.n_head);
+  const int n_rot = static_cast<int>(h.n_rot);
+  const uint32_t ratio = bp.ratio;
+  const auto vec = [&](ds4_role r) { return b.vectors->at(r); };
+  const ops::rope::angles angles = layer_angles(h, ratio);
+  for (int i = 0; i < n; ++i) angles.fill(double(f0 + i), sc.cos_sin.data() + std::size_t(i) * n_rot);
+
+  const f32_rows x = f32_of(ws, stage::x), qr = f32_of(ws, stage::qr), q = f32_of(ws, stage::q), kv = f32_of(ws, stage::kv);
+  const byte_rows x_q8 = bytes_of(ws, stage::x_q8), qr_q8 = bytes_of(ws, stage::qr_q8);
+
+  // ---- 1. attention sublayer, batched stages --------------------------------------------------
+  hc_pre(ex, plan, b, ws, ds4_role::hc_attn_fn, ds4_role::hc_attn_scale, ds4_role::hc_attn_base, ds4_role::attn_norm, n);
+  matmul(ex, bp.at(ds4_role::attn_q_a), x, x_q8, qr, n);                                        // A6
+  norm(ex, *fam.norm_weighted, qr, vec(ds4_role::attn_q_a_norm), qr, 1, static_cast<int>(h.q_lora_rank), n, eps);  // A7
+  matmul(ex, bp.at(ds4_role::attn_q_b), qr, qr_q8, q, n);                                       // A8
+  norm(ex, *fam.norm_plain, q, nullptr, q, nh, hd, n, eps);                                     // A9
+  matmul(ex, bp.at(ds4_role::attn_kv), x, x_q8, kv, n);                                         // A10
+  norm(ex, *fam.norm_weighted, kv, vec(ds4_role::attn_kv_norm), kv, 1, hd, n, eps);             // A11
+  ex.run(*fam.rope_forward, ops::rope::problem{q.data, q.stride, sc.cos_sin.data(), std::size_t(n_rot), nh, hd, n_rot, n});  // A12
+  ex.run(*fam.rope_forward, ops::rope::problem{kv.data, kv.stride, sc.cos_sin.data(), std::size_t(n_rot), 1, hd, n_rot, n});
+  const row_layout& raw = st.layout().raw;
+  ex.run(*fam.kv_store, ops::kv_store::problem{kv.data, kv.stride, st.raw_base(), raw.stride / sizeof(uint16_t),
+                                              int64_t(raw.rows), f0, hd, static_cast<int>(h.n_rope_free()), n});  // A13
+
+  // Compressor stores (H1–H3, C1–C6) and the indexer queries (C7–C10).
+  auto store = [&](compressor_state& cs, ds4_role kv_role, ds4_role gate_role, ds4_role ape_role, stage kv_stage,
+                   stage score_stage, const provisional_entry<ops::compressor::store_problem>& entry) {
+    const f32_rows ckv = f32_of(ws, kv_stage), csc = f32_of(ws, score_stage);
+    matmul(ex, bp.at(kv_role), x, x_q8, ckv, n);
+    matmul(ex, bp.at(gate_role), x, x_q8, csc, n);
+    if (ckv.stride != csc.stride) throw std::logic_error("layer_step: compressor kv and score stages differ in stride");
+    const compressor_layout& l = cs.layout();
+    ex.run(entry, ops::compressor::store_problem{ckv.data, csc.data, ckv.stride, vec(ape_role), cs.kv_base(), cs.score_base(),
+                                                 l.kv.stride / sizeof(float), int64_t(l.kv.rows), f0,
+                                                 static_cast<int>(l.width), n});
+  };
+  const int ih = static_cast<int>(h.indexer_heads), id = static_cast<int>(h.indexer_dim);
+  const f32_rows iq = f32_of(ws, stage::iq), iw = f32_of(ws, stage::iw);
+  if (ratio == 128) {
+    store(*st.attn(), ds4_role::attn_compressor_kv, ds4_role::attn_compressor_gate, ds4_role::attn_compressor_ape,
+          stage::cmp_kv, stage::cmp_score, fam.store_ratio128);                                 // H1–H3
+  } else if (ratio == 4) {
+    store(*st.attn(), ds4_role::attn_compressor_kv, ds4_role::attn_compressor_gate, ds4_role::attn_compressor_ape,
+          stage::cmp_kv, stage::cmp_score, fam.store_ratio4);                                   // C1–C3
+    store(*st.indexer(), ds4_role::indexer_compressor_kv, ds4_role::indexer_compressor_gate,
+          ds4_role::indexer_compressor_ape, stage::idx_kv, stage::idx_score, fam.store_ratio4);  // C4–C6
+    matmul(ex, bp.at(ds4_role::indexer_attn_q_b), qr, qr_q8, iq, n);                            // C7
+    ex.run(*fam.rope_forward, ops::rope::problem{iq.data, iq.stride, sc.cos_sin.data(), std::size_t(n_rot), ih, id, n_rot, n});  // C8
+    matmul(ex, bp.at(ds4_role::indexer_proj), x, x_q8, iw, n);                                  // C10 (C9 is the indexer's prepare)
+  } else if (ratio != 0) {
+    throw std::invalid_argument("layer_step: compress ratio " + std::to_string(ratio) + " of layer " + std::to_string(bp.layer));
+  }
+
+  // ---- 2. per-row phase: emissions, rows ascending --------------------------------------------
+  auto emit_problem_at = [&](compressor_state& cs, int64_t p, const float* norm_w, float* out) {
+    const compressor_layout& l = cs.layout();
+    angles.fill(double(p + 1 - int64_t(ratio)), sc.emit_cos_sin.data());
+    return ops::compressor::emit_problem{cs.kv_base(), cs.score_base(), l.kv.stride / sizeof(float),
+                                         int64_t(l.kv.rows), p, norm_w, eps, sc.emit_cos_sin.data(), n_rot, out,
+                                         static_cast<int>(l.out_width)};
+  };
+  if (ratio != 0) {
+    for (int i = 0; i < n; ++i) {
+      const int64_t p = f0 + i;
+      if ((p + 1) % ratio != 0) continue;
+      const int64_t c = (p + 1) / ratio - 1;
+      compressor_state& cs = *st.attn();
+      ex.run(ratio == 4 ? fam.emit_ratio4 : fam.emit_ratio128,
+             emit_problem_at(cs, p, vec(ds4_role::attn_compressor_norm), cs.out_row(c)));        // H4 / C11
+      if (ratio == 4) {
+        compressor_state& is = *st.indexer();
+        // C12 (interim, CPU only; see the header comment). The pooled row lands in scratch, the
+        // key after Hadamard + FP4 in the indexer rows.
+        const auto ep = emit_problem_at(is, p, vec(ds4_role::indexer_compressor_norm), sc.pooled.data());
+        if (plan.order != "ls32") throw std::invalid_argument("layer_step: the interim indexer emission runs ls32 only");
+        emit_indexer_key<order::lane_strided>(ep, is.out_row(c));
+      }
+    }
+  }
+
+  // ---- 3. indexer and attention of every row ---------------------------------------------------
+  const int64_t window = h.sliding_window;
+  const int64_t raw_lo = std::max<int64_t>(0, f0 - window + 1);  // the oldest raw row any row sees
+  const int64_t raw_hi = f0 + n;                                  // one past the newest
+  for (int64_t p = raw_lo; p < raw_hi; ++p) {
+    const uint16_t* src = st.raw_row(p);
+    float* dst = sc.kv_table.data() + std::size_t(p - raw_lo) * hd;
+    for (int d = 0; d < hd; ++d) dst[d] = numeric::f16_to_f32(src[d]);  // exact
+  }
+  const int64_t n_raw = raw_hi - raw_lo;
+  auto n_comp = [&](int64_t p) -> int64_t { return ratio ? (p + 1) / ratio : 0; };
+  const int64_t comp_rows = n_comp(raw_hi - 1);
+  if (uint64_t(n_raw + comp_rows) > sc.kv_rows) throw std::logic_error("layer_step: the KV table scratch is too small");
+  for (int64_t c = 0; c < comp_rows; ++c) {
+    const float* src = st.attn()->out_row(c);
+    std::copy(src, src + hd, sc.kv_table.data() + std::size_t(n_raw + c) * hd);
+  }
+  const int top_k = static_cast<int>(h.indexer_top_k);
+  bool any_selects = false;
+  for (int i = 0; i < n; ++i) any_selects |= ratio == 4 && n_comp(f0 + i) > top_k;
+  const f32_rows idx_scores = f32_of(ws, stage::idx_scores);
+  const std::size_t top_stride = ws.stride(stage::idx_top) / sizeof(int32_t);
+  int32_t* idx_top = ws.row_as<int32_t>(stage::idx_top, 0);
+  if (any_selects) {  // C9, C13, C14
+    compressor_state& is = *st.indexer();
+    for (int i = 0; i < n; ++i) sc.n_visible[i] = static_cast<int32_t>(n_comp(f0 + i));
+    ex.run(fam.indexer,
+           ops::indexer::problem{iq.data, iq.stride, iw.data, iw.stride, static_cast<float>(1.0 / std::sqrt(double(id) * ih)),
+                                 is.rows_base(), is.layout().rows.stride / sizeof(float), static_cast<int>(comp_rows),
+                                 sc.n_visible.data(), top_k, idx_top, top_stride, sc.n_selected.data(), idx_scores.data,
+                                 idx_scores.stride, sc.q_fp4.data(), nullptr, 0, ih, id, n});
+  }
+  int max_listed = 0;
+  for (int i = 0; i < n; ++i) {
+    const int64_t p = f0 + i;
+    int32_t* list = sc.gather.data() + std::size_t(i) * sc.gather_stride;
+    int k = 0;
+#ifdef ORDO_MUTANT_ROWS_SEE_AHEAD  // mutation-check targets only: a row also sees the raw rows written ahead of it
+    const int64_t newest = raw_hi - 1;
+#else
+    const int64_t newest = p;
+#endif
+    for (int64_t r = std::max<int64_t>(0, p - window + 1); r <= newest; ++r) list[k++] = static_cast<int32_t>(r - raw_lo);
+    const int64_t nc = n_comp(p);
+    if (ratio == 4 && nc > top_k) {
+      for (int j = 0; j < sc.n_selected[i]; ++j) list[k++] = static_cast<int32_t>(n_raw + idx_top[std::size_t(i) * top_stride + j]);
+    } else {
+      for (int64_t c = 0; c < nc; ++c) list[k++] = static_cast<int32_t>(n_raw + c);
+    }
+    sc.n_listed[i] = k;
+    max_listed = std::max(max_listed, k);
+  }
+  const f32_rows heads = f32_of(ws, stage::heads);
+  ex.run(fam.attention, ops::attention::problem{q.data, q.stride, sc.kv_table.data(), std::size_t(hd),
+                                                static_cast<int>(n_raw + comp_rows), sc.gather.data(), sc.gather_stride,
+                                                sc.n_listed.data(), max_listed, vec(ds4_role::attn_sinks),
+                                                static_cast<float>(1.0 / std::sqrt(double(hd))), heads.data, heads.stride,
+                                                nullptr, nh, hd, n});                           // W1 / H5 / C15
+
+  // ---- 4. output of the attention sublayer -----------------------------------------------------
+  ex.run(*fam.rope_inverse, ops::rope::problem{heads.data, heads.stride, sc.cos_sin.data(), std::size_t(n_rot), nh, hd, n_rot, n});  // O1
+  {
+    const qmv_call& oa = bp.at(ds4_role::attn_output_a);
+    const int rank = static_cast<int>(h.o_lora_rank), groups = static_cast<int>(h.o_groups);
+    const int gd = static_cast<int>(h.heads_per_group()) * hd;
+    const byte_rows heads_q8 = bytes_of(ws, stage::heads_q8);
+    const f32_rows low = f32_of(ws, stage::low);
+    // O2–O3: group g's heads are its own activation row segment (its blocks start at g·gd, a
+    // multiple of the activation block), each quantized by the weight's quantizer.
+    const std::size_t seg_bytes = std::size_t(gd / oa.quantize->info.block_elems) * oa.quantize->info.block_bytes;
+    for (int g = 0; g < groups; ++g)
+      matmul(ex, oa, oa.weight->data + std::size_t(g) * rank * oa.weight->row_bytes, rank, gd, heads.data + std::size_t(g) * gd,
+             heads.stride, byte_rows{heads_q8.data + g * seg_bytes, heads_q8.stride}, low.data + std::size_t(g) * rank,
+             low.stride, n);
+    matmul(ex, bp.at(ds4_role::attn_output_b), low, bytes_of(ws, stage::low_q8), f32_of(ws, stage::sublayer_out), n);  // O4–O5
+  }
+  hc_post(ex, plan, b, ws, n);                                                                  // O6
+
+  // ---- FFN sublayer ------------------------------------------------------------------------------
+  hc_pre(ex, plan, b, ws, ds4_role::hc_ffn_fn, ds4_role::hc_ffn_scale, ds4_role::hc_ffn_base, ds4_role::ffn_norm, n);  // F1–F5
+  const f32_rows logits = f32_of(ws, stage::router_logits);
+  matmul(ex, bp.at(ds4_role::ffn_gate_inp), x, x_q8, logits, n);                                // F6
+  const std::size_t sel_stride = ws.stride(stage::expert_ids) / sizeof(int32_t);
+  int32_t* ids = ws.row_as<int32_t>(stage::expert_ids, 0);
+  float* weights = ws.row_as<float>(stage::expert_weights, 0);
+  if (ws.stride(stage::expert_weights) / sizeof(float) != sel_stride) throw std::logic_error("layer_step: router output strides differ");
+  const int n_used = static_cast<int>(h.n_expert_used), n_ff = static_cast<int>(h.n_ff_exp);
+  {
+    const weight_view* tid2eid = bp.hash ? &b.weights->need(ds4_role::ffn_gate_tid2eid) : nullptr;
+    ops::router::problem rp{logits.data, logits.stride, bp.hash ? nullptr : vec(ds4_role::exp_probs_b),
+                            tid2eid ? reinterpret_cast<const int32_t*>(tid2eid->data) : nullptr, rows.tokens,
+                            tid2eid ? static_cast<int>(tid2eid->rows) : 0, ids, weights, sel_stride,
+                            static_cast<int>(h.n_expert), n_used, n, static_cast<float>(h.expert_weights_scale),
+                            6.103515625e-5f};
+    ex.run(bp.hash ? *fam.route_hash : *fam.route_top_k, rp);                                   // F7
+  }
+  const float clamp = static_cast<float>(h.clamp_limit(bp.layer));
+  const f32_rows gate = f32_of(ws, stage::gate), up = f32_of(ws, stage::up), mid = f32_of(ws, stage::mid),
+                 expert_out = f32_of(ws, stage::expert_out), out = f32_of(ws, stage::sublayer_out);
+  {
+    // F8–F10, interim (see the header comment): each (row, slot) is one activation row on its
+    // expert's slice (expert e at data + e·rows·row_bytes).
+    const expert_calls& ec = bp.experts;
+    if (!ec) throw std::runtime_error("layer_step: layer " + std::to_string(bp.layer) + " has no routed-expert entries");
+    const byte_rows x_q8k = bytes_of(ws, stage::x_q8k), mid_q8 = bytes_of(ws, stage::mid_q8);
+    const std::size_t mid_seg = std::size_t(n_ff / ec.down.quantize->info.block_elems) * ec.down.quantize->info.block_bytes;
+    auto slice = [](const qmv_call& c, int32_t e) { return c.weight->data + std::size_t(e) * c.weight->rows * c.weight->row_bytes; };
+    for (int i = 0; i < n; ++i) {
+      for (int s = 0; s < n_used; ++s) {
+        const int32_t e = ids[std::size_t(i) * sel_stride + s];
+        float* g = gate.row(i) + std::size_t(s) * n_ff;
+        float* u = up.row(i) + std::size_t(s) * n_ff;
+        float* m = mid.row(i) + std::size_t(s) * n_ff;
+        matmul(ex, ec.gate, slice(ec.gate, e), n_ff, D, x.row(i), x.stride, byte_rows{x_q8k.data + i * x_q8k.stride, x_q8k.stride},
+               g, std::size_t(n_ff), 1);
+        matmul(ex, ec.up, slice(ec.up, e), n_ff, D, x.row(i), x.stride, byte_rows{x_q8k.data + i * x_q8k.stride, x_q8k.stride}, u,
+               std::size_t(n_ff), 1);
+        swiglu_row(g, u, m, n_ff, clamp, weights[std::size_t(i) * sel_stride + s]);
+        matmul(ex, ec.down, slice(ec.down, e), D, n_ff, m, std::size_t(n_ff),
+               byte_rows{mid_q8.data + i * mid_q8.stride + s * mid_seg, mid_q8.stride}, expert_out.row(i) + std::size_t(s) * D,
+               std::size_t(D), 1);
+      }
+    }
+  }
+  {
+    // F11–F13: the shared expert.
+    const f32_rows sg = f32_of(ws, stage::shared_gate), su = f32_of(ws, stage::shared_up), sm = f32_of(ws, stage::shared_mid);
+    matmul(ex, bp.at(ds4_role::ffn_gate_shexp), x, x_q8, sg, n);
+    matmul(ex, bp.at(ds4_role::ffn_up_shexp), x, x_q8, su, n);
+    for (int i = 0; i < n; ++i) swiglu_row(sg.row(i), su.row(i), sm.row(i), n_ff, clamp, 1.0f);
+    matmul(ex, bp.at(ds4_role::ffn_down_shexp), sm, bytes_of(ws, stage::shared_mid_q8), out, n);
+  }
+  for (int i = 0; i < n; ++i) sum_slots(expert_out.row(i), std::size_t(D), n_used, out.row(i), D);  // F14
+  hc_post(ex, plan, b, ws, n);                                                                  // F15
+
+  st.advance(n);
+}
+
+/// The output head (docs/engine.md §5.7) of `n` rows of stage `hc`: A1 over the flat state →
+/// qmv output_hc_fn → hc.collapse → rmsnorm output_norm → qmv output → stage `logits`.
+/// `b` binds the globals block (its plan is step_plan::head).
+template <class Executor>
+void head_step(const step_plan& plan, const Executor& ex, workspace& ws, const block_binding& b, int n) {
+  using namespace step_detail;
+  using model::ds4_role;
+  const auto& h = *b.hparams;
+  const auto& fam = plan.families;
+  const float eps = static_cast<float>(h.rms_eps);
+  const int D = static_cast<int>(h.n_embd), HC = static_cast<int>(h.hc_dim());
+  const f32_rows hc = f32_of(ws, stage::hc), flat = f32_of(ws, stage::hc_flat), mix = f32_of(ws, stage::hc_mix),
+                 x_sub = f32_of(ws, stage::x_sub), x = f32_of(ws, stage::x);
+  norm(ex, *fam.norm_plain, hc, nullptr, flat, 1, HC, n, eps);
+  matmul(ex, b.plan->at(ds4_role::output_hc_fn), flat, byte_rows{nullptr, 0}, mix, n);
+  ex.run(*fam.hc_collapse, ops::hc::problem{mix.data, mix.stride, b.vectors->at(ds4_role::output_hc_scale),
+                                           b.vectors->at(ds4_role::output_hc_base), nullptr, 0, hc.data, hc.stride,
+                                           x_sub.data, x_sub.stride, nullptr, 0, nullptr, 0, D, n,
+                                           static_cast<float>(h.hc_eps)});
+  norm(ex, *fam.norm_weighted, x_sub, b.vectors->at(ds4_role::output_norm), x, 1, D, n, eps);
+  matmul(ex, b.plan->at(ds4_role::output), x, bytes_of(ws, stage::x_q8), f32_of(ws, stage::logits), n);
+}
+
+}  // namespace ordo::runtime

@@ -1,0 +1,63 @@
+/// One sequence on the exact engine (DESIGN §6, issue 11): the model bound once (plans per tier,
+/// block vectors), the sequence state, the workspace and the step scratch. `prefill` runs
+/// layer-major over chunks: every row of a chunk goes through layer il (in groups sharing each
+/// weight pass at the largest tier ≤ min(chunk, slack)) before any row enters layer il + 1;
+/// `decode` is prefill of one token. Both return the logits after the last token. E3: any chunk
+/// size gives the bits of one token at a time (tests/unit/runtime/session_test.cpp).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ordo/runtime/executor.hpp"
+#include "ordo/runtime/sequence_state.hpp"
+#include "ordo/runtime/step_inputs.hpp"
+#include "ordo/runtime/step_plan.hpp"
+#include "ordo/runtime/weights.hpp"
+#include "ordo/runtime/workspace.hpp"
+
+namespace ordo::runtime {
+
+struct session_options {
+  uint32_t ctx = 4096;         // positions the sequence may hold
+  uint32_t max_tier = 16;      // the largest tier a step uses (also the state's slack)
+  std::string order = "ls32";  // the reduction order of every row reduction
+  alloc_policy alloc;
+};
+
+class session {
+ public:
+  /// Binds `w` (which must outlive the session). Throws what plan_for throws for a missing spec.
+  explicit session(const model_weights& w, session_options o = {});
+  session(session&&) noexcept;
+  ~session();
+
+  /// Consumes `tokens` at the next positions in chunks of `chunk` rows (0: the whole span);
+  /// returns the logits [n_vocab] after the last token.
+  std::vector<float> prefill(std::span<const int32_t> tokens, uint32_t chunk);
+  std::vector<float> decode(int32_t token) { return prefill(std::span<const int32_t>(&token, 1), 1); }
+
+  int64_t position() const;
+  const sequence_state& state() const;
+  sequence_state& state();
+  const model::ds4_hparams& hparams() const;
+  /// The tier a chunk of `chunk` rows runs at: the largest compiled tier ≤ min(chunk, max_tier).
+  int tier_for_chunk(uint32_t chunk) const;
+
+  /// Tests: called after each layer step with the HC rows it consumed and produced
+  /// ([n][hc_dim] each, `stride` floats apart) and the workspace as the step left it (its
+  /// discrete choices: expert_ids, idx_top).
+  using layer_observer = std::function<void(uint32_t layer, int64_t first, int n, const float* hc_in,
+                                            const float* hc_out, std::size_t stride, const workspace& ws)>;
+  void observe(layer_observer f);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ordo::runtime

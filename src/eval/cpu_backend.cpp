@@ -1,0 +1,50 @@
+#include "eval/cpu_backend.hpp"
+
+#include <optional>
+
+#include "ordo/runtime/session.hpp"
+
+namespace ordo::eval {
+
+namespace {
+
+class cpu_backend final : public backend {
+ public:
+  explicit cpu_backend(const backend_options& o)
+      : weights_(runtime::model_weights::open(o.model, o.mtp_model)),
+        session_(weights_, options(weights_)),
+        chunk_(o.prefill_chunk) {
+    if (o.sims == ref_sims::off)
+      throw std::runtime_error("--backend cpu: the simulations are part of the model on the engine (only --backend ref drops them)");
+  }
+  std::string_view name() const override { return "cpu"; }
+  uint32_t n_vocab() const override { return weights_.hparams().n_vocab; }
+  std::vector<float> step(int32_t token) override { return session_.decode(token); }
+  bool chunked_prefill() const override { return true; }
+  /// `last`: layer-major chunks (0: the whole prompt, at the largest tier); `every` needs each
+  /// position's logits, so it steps (the same bits, E3).
+  std::vector<float> prefill(std::span<const int32_t> tokens, eval::logits_rows rows) override {
+    if (tokens.empty()) return {};
+    if (rows == eval::logits_rows::every) return backend::prefill(tokens, rows);
+    return session_.prefill(tokens, static_cast<uint32_t>(chunk_));
+  }
+
+ private:
+  // The context the model allows, capped at 4096 positions (the state is allocated up front).
+  static runtime::session_options options(const runtime::model_weights& w) {
+    runtime::session_options s;
+    s.ctx = std::min<uint32_t>(w.hparams().context_length, 4096);
+    return s;
+  }
+  runtime::model_weights weights_;
+  runtime::session session_;
+  std::size_t chunk_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_cpu_backend(const backend_options& options) {
+  return std::make_unique<cpu_backend>(options);
+}
+
+}  // namespace ordo::eval

@@ -1,0 +1,119 @@
+// The engine session (include/ordo/runtime/session.hpp).
+#include "ordo/runtime/session.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "ordo/quant/dequant_row.hpp"
+#include "ordo/runtime/layer_step.hpp"
+
+namespace ordo::runtime {
+
+namespace {
+// The tiers every family of the step compiles (docs/engine.md: 1–8 and 16).
+constexpr int step_tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
+}  // namespace
+
+struct session::impl {
+  const model_weights* w;
+  session_options o;
+  std::map<int, step_plan> plans;
+  std::vector<block_vectors> vectors;  // [n_layer]
+  block_vectors head_vectors;
+  sequence_state state;
+  workspace ws;
+  step_scratch scratch;
+  std::vector<float> hc_rows;  // [chunk][hc_dim]: the chunk's HC state between layers
+  std::vector<float> hc_in;    // observer copy
+  layer_observer observer;
+  cpu_executor ex;
+
+  impl(const model_weights& weights, session_options opt)
+      : w(&weights),
+        o(std::move(opt)),
+        state(plan_sequence_state(weights.hparams(), state_options{o.ctx, o.max_tier, o.alloc})),
+        ws(plan_workspace(weights.hparams(), o.ctx, o.max_tier, o.alloc)),
+        scratch(make_step_scratch(weights.hparams(), o.ctx, o.max_tier)) {
+    for (const auto& b : w->layers()) vectors.push_back(bind_vectors(b));
+    head_vectors = bind_vectors(w->globals());
+  }
+
+  const step_plan& plan(int tier) {
+    auto it = plans.find(tier);
+    if (it == plans.end()) it = plans.emplace(tier, plan_for(*w, tier, o.order)).first;
+    it->second.require_complete();
+    return it->second;
+  }
+};
+
+session::session(const model_weights& w, session_options o) : impl_(std::make_unique<impl>(w, std::move(o))) {
+  if (impl_->o.max_tier < 1) throw std::invalid_argument("session: max_tier must be at least 1");
+  impl_->plan(tier_for_chunk(impl_->o.max_tier));  // resolve (and fail by spec name) now, not on the first token
+}
+session::session(session&&) noexcept = default;
+session::~session() = default;
+
+int64_t session::position() const { return impl_->state.n_layer() ? impl_->state.layer(0).frontier() : 0; }
+const sequence_state& session::state() const { return impl_->state; }
+sequence_state& session::state() { return impl_->state; }
+const model::ds4_hparams& session::hparams() const { return impl_->w->hparams(); }
+void session::observe(layer_observer f) { impl_->observer = std::move(f); }
+
+int session::tier_for_chunk(uint32_t chunk) const {
+  const uint32_t cap = std::min(chunk, impl_->o.max_tier);
+  int t = 1;
+  for (int s : step_tiers)
+    if (uint32_t(s) <= cap) t = s;
+  return t;
+}
+
+std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t chunk) {
+  impl& m = *impl_;
+  const model::ds4_hparams& h = m.w->hparams();
+  if (tokens.empty()) throw std::invalid_argument("session::prefill: no tokens");
+  if (chunk == 0) chunk = static_cast<uint32_t>(tokens.size());
+  const std::size_t HC = h.hc_dim(), D = h.n_embd;
+  const weight_view& embd = m.w->globals().need(model::ds4_role::token_embd);
+  for (int32_t t : tokens)
+    if (t < 0 || uint64_t(t) >= h.n_vocab)
+      throw std::out_of_range("session::prefill: token id " + std::to_string(t) + " outside the vocabulary of " +
+                              std::to_string(h.n_vocab));
+  const int tier = tier_for_chunk(chunk);
+  const step_plan& plan = m.plan(tier);
+  const std::size_t ws_stride = m.ws.stride(stage::hc) / sizeof(float);
+  for (std::size_t c0 = 0; c0 < tokens.size(); c0 += chunk) {
+    const std::size_t len = std::min<std::size_t>(chunk, tokens.size() - c0);
+    const int64_t first = position();
+    // Embedding: every stream starts as the token's row (a gather; no family).
+    m.hc_rows.resize(len * HC);
+    for (std::size_t i = 0; i < len; ++i) {
+      float* row = m.hc_rows.data() + i * HC;
+      quant::dequant_row(static_cast<uint32_t>(embd.format), embd.data + uint64_t(tokens[c0 + i]) * embd.row_bytes, row, D);
+      for (std::size_t a = 1; a < h.hc_count; ++a) std::memcpy(row + a * D, row, D * sizeof(float));
+    }
+    // Layer-major: the whole chunk through layer il, in groups of ≤ tier rows, then layer il + 1.
+    for (uint32_t il = 0; il < h.n_layer; ++il) {
+      const block_binding b{&h, &plan.layers[il], &m.w->layer(il), &m.vectors[il]};
+      for (std::size_t g0 = 0; g0 < len; g0 += tier) {
+        const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
+        float* hc = m.ws.row_as<float>(stage::hc, 0);
+        for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
+        if (m.observer) m.hc_in.assign(hc, hc + std::size_t(n) * ws_stride);
+        layer_step(plan, m.ex, m.ws, m.scratch, m.state.layer(il), b, step_rows{n, first + int64_t(g0), tokens.data() + c0 + g0});
+        if (m.observer) m.observer(il, first + int64_t(g0), n, m.hc_in.data(), hc, ws_stride, m.ws);
+        for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
+      }
+    }
+    if (c0 + len == tokens.size()) {
+      // The head of the chunk's last row only (a prefill needs the last logits).
+      std::memcpy(m.ws.row_as<float>(stage::hc, 0), m.hc_rows.data() + (len - 1) * HC, HC * sizeof(float));
+      const block_binding b{&h, &plan.head, &m.w->globals(), &m.head_vectors};
+      head_step(plan, m.ex, m.ws, b, 1);
+    }
+  }
+  const float* logits = m.ws.row_as<float>(stage::logits, 0);
+  return std::vector<float>(logits, logits + h.n_vocab);
+}
+
+}  // namespace ordo::runtime

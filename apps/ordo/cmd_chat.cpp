@@ -65,12 +65,12 @@ std::pair<std::string, std::string> split_command(const std::string& line) {
 
 int run_chat(int argc, char** argv) {
   CLI::App cli{"chat with a DS4 GGUF over several turns, keeping the model state between them "
-               "(default: the embedded tiny synthetic model)"};
+               "(default: the embedded tiny trained model)"};
   generate::chat_options opt;
   opt.max_tokens = 1024;
   std::filesystem::path model, dump_tokens;
   std::string backend = "auto", think = "none", first_prompt, prompt_file;
-  cli.add_option("-m,--model", model, "model GGUF (default: the embedded tiny model, gibberish by design)")
+  cli.add_option("-m,--model", model, "model GGUF (default: the embedded tiny trained DS4 model, models/tiny-ds4)")
       ->check(CLI::ExistingFile);
   auto* o_prompt = cli.add_option("-p,--prompt", first_prompt, "the first message (then stdin's lines)");
   auto* o_file = cli.add_option("-f,--file", prompt_file, "the first message, from a file (then stdin's lines)")
@@ -243,4 +243,4 @@ int run_chat(int argc, char** argv) {
 
 }  // namespace
 
-ORDO_SUBCOMMAND(chat, "chat over several turns, keeping the model state (default: the embedded tiny model)", run_chat);
+ORDO_SUBCOMMAND(chat, "chat over several turns, keeping the model state (default: the embedded tiny trained model)", run_chat);

@@ -2,9 +2,9 @@
 // and stream greedy or sampled text (--temp > 0: the sampler of include/ordo/ops/sampling; the
 // same flags and --seed give the same bytes) until -n, a stop string, end of sequence or a full
 // context, then the statistics (src/generate/report.hpp). --dump-logits / --dump-tokens write
-// what the run computed. Without -m it uses the embedded default model (a tiny
-// synthetic DS4, written on first use). Ctrl-C stops generating and still prints the text so far
-// and the statistics (exit status 130).
+// what the run computed. Without -m it uses the embedded default model (the tiny trained DS4
+// of models/tiny-ds4, written to the cache on first use). Ctrl-C stops generating and still
+// prints the text so far and the statistics (exit status 130).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -22,10 +22,10 @@ namespace {
 using namespace ordo;
 
 int run_generate(int argc, char** argv) {
-  CLI::App cli{"generate text from a DS4 GGUF, greedily or sampled (default: the embedded tiny synthetic model)"};
+  CLI::App cli{"generate text from a DS4 GGUF, greedily or sampled (default: the embedded tiny trained model)"};
   generate::options opt;
   std::string think = "none";
-  cli.add_option("-m,--model", opt.model, "model GGUF (default: the embedded tiny model, gibberish by design)")
+  cli.add_option("-m,--model", opt.model, "model GGUF (default: the embedded tiny trained DS4 model, models/tiny-ds4)")
       ->check(CLI::ExistingFile);
   cli.add_option("-p,--prompt", opt.prompt, "user prompt")->required();
   cli.add_option("-s,--system", opt.system, "system prompt (default: none)");
@@ -88,4 +88,4 @@ int run_generate(int argc, char** argv) {
 
 }  // namespace
 
-ORDO_SUBCOMMAND(generate, "generate text, greedily or sampled (default: the embedded tiny synthetic model)", run_generate);
+ORDO_SUBCOMMAND(generate, "generate text, greedily or sampled (default: the embedded tiny trained model)", run_generate);

@@ -200,8 +200,9 @@ class planner {
         (e->is_scale ? slot.second : slot.first) = &t;
         consumed_.insert(canon);
       } else if (const auto f = parse_fused_expert_name(canon)) {
-        check_layer(f->layer, t);
-        (f->gate_up ? experts_[f->layer].fused_gate_up : experts_[f->layer].fused_down) = &t;
+        if (!f->mtp) check_layer(f->layer, t);
+        auto& ex = experts_[f->mtp ? kMtpKey : f->layer];
+        (f->gate_up ? ex.fused_gate_up : ex.fused_down) = &t;
         consumed_.insert(canon);
       } else if (!canon.ends_with(".scale") && !gguf_target_for(canon)) {
         throw error(fmt::format("{}: unrecognized tensor name (canonical '{}'); not a DeepSeek V4 weight",

@@ -41,6 +41,14 @@ constexpr rename kGlobalHf[] = {
     {"hc_head.hc_scale", "hc_head_scale"},
 };
 
+// The MTP block's own output HC head in HF module spelling (`mtp.0.hc_head.hc_fn`, the names a
+// torch MTP module built from HF's DeepseekV4HyperHead saves) → upstream `mtp.0.hc_head_fn`.
+constexpr rename kMtpHf[] = {
+    {"hc_head.hc_fn", "hc_head_fn"},
+    {"hc_head.hc_base", "hc_head_base"},
+    {"hc_head.hc_scale", "hc_head_scale"},
+};
+
 // Whole-suffix renames inside a layer (HF → upstream), applied before the prefix renames.
 constexpr rename kLayerExactHf[] = {
     // HF transformers 5.17's save_pretrained spells the kv norm `attn.norm` (seen in the HF fixtures
@@ -194,10 +202,14 @@ std::string canonical_name(std::string_view name) {
 
   for (const auto& r : kGlobalHf)
     if (s == r.from) return std::string(r.to);
-  const auto layer = split_layer(s);
-  if (!layer) return s;
-  const std::string prefix = fmt::format("layers.{}.", layer->first);
-  std::string rest(layer->second);
+  // A layer, or the MTP block (HF has no MTP module; its layer tensors are folded the same way).
+  const auto block = split_block(s);
+  if (!block) return s;
+  const std::string prefix = block->mtp ? std::string("mtp.0.") : fmt::format("layers.{}.", block->index);
+  const std::string rest(block->rest);
+  if (block->mtp)
+    for (const auto& r : kMtpHf)
+      if (rest == r.from) return prefix + std::string(r.to);
   for (const auto& r : kLayerExactHf)
     if (rest == r.from) return prefix + std::string(r.to);
   for (const auto& r : kLayerPrefixHf)
@@ -246,10 +258,10 @@ std::optional<expert_ref> parse_expert_name(std::string_view canonical) {
 }
 
 std::optional<fused_expert_ref> parse_fused_expert_name(std::string_view canonical) {
-  const auto layer = split_layer(canonical);
-  if (!layer) return std::nullopt;
-  if (layer->second == "ffn.experts.gate_up_proj") return fused_expert_ref{layer->first, true};
-  if (layer->second == "ffn.experts.down_proj") return fused_expert_ref{layer->first, false};
+  const auto block = split_block(canonical);
+  if (!block) return std::nullopt;
+  if (block->rest == "ffn.experts.gate_up_proj") return fused_expert_ref{block->index, true, block->mtp};
+  if (block->rest == "ffn.experts.down_proj") return fused_expert_ref{block->index, false, block->mtp};
   return std::nullopt;
 }
 

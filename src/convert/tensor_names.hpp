@@ -7,6 +7,8 @@
 ///    `...self_attn.compressor.indexer.*`, `mlp.gate.tid2eid`, `attn_hc.fn`, fused
 ///    `mlp.experts.gate_up_proj` [E, 2I, H] and `mlp.experts.down_proj` [E, H, I], `lm_head.weight`;
 ///  - either of them with a `model.` prefix.
+/// The MTP block (`mtp.0.`, which HF does not instantiate) may use either layer spelling too, with
+/// its output HC head as upstream `mtp.0.hc_head_fn` or HF-module `mtp.0.hc_head.hc_fn`.
 /// `canonical_name` folds all of them into the upstream spelling; the tables below map upstream
 /// names to GGUF names and to the class that picks the output type.
 #pragma once
@@ -60,11 +62,12 @@ struct expert_ref {
 };
 std::optional<expert_ref> parse_expert_name(std::string_view canonical);
 
-/// HF's fused `layers.L.ffn.experts.gate_up_proj` / `down_proj` (canonical spelling, so `mlp.`
-/// is already `ffn.`).
+/// HF's fused `layers.L.ffn.experts.gate_up_proj` / `down_proj`, or `mtp.0.ffn.experts...`
+/// (canonical spelling, so `mlp.` is already `ffn.`).
 struct fused_expert_ref {
   int layer;
   bool gate_up;  // false: down_proj
+  bool mtp = false;
 };
 std::optional<fused_expert_ref> parse_fused_expert_name(std::string_view canonical);
 

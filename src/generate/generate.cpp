@@ -3,18 +3,23 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <stdexcept>
+#include <vector>
 
 #include "chat/chat_template.hpp"
 #include "eval/backend.hpp"
 #include "eval/backend_selection.hpp"
 #include "eval/ordl.hpp"
+#include "generate/embedded_model.hpp"
 #include "generate/token_dump.hpp"
 #include "ordo/model/ds4_hparams.hpp"
 #include "ordo/model/ds4_model_view.hpp"
 #include "ordo/model/gguf.hpp"
-#include "synth/synth.hpp"
 #include "tokenizer/gguf_vocab.hpp"
 
 namespace ordo::generate {
@@ -23,15 +28,6 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-synth::options default_model_recipe(const std::filesystem::path& out) {
-  synth::options so;
-  so.base = synth::preset::tiny;
-  so.seed = 1;
-  so.vocab = synth::vocab_kind::bytes;
-  so.out = out;
-  return so;
 }
 
 }  // namespace
@@ -50,59 +46,81 @@ std::filesystem::path default_model_path() {
   return std::filesystem::path(home && *home ? home : ".") / ".cache" / "ordo" / "tiny-default.gguf";
 }
 
-std::string default_model_problem(const std::filesystem::path& path) {
+std::filesystem::path default_mtp_model_path() {
+  return default_model_path().replace_filename("tiny-default-mtp.gguf");
+}
+
+namespace {
+// Why the file at `path` is not `want` byte for byte, in the most useful words: not a GGUF, not a
+// DS4 model (main file only), or other bytes.
+std::string cached_copy_problem(const std::filesystem::path& path, std::span<const std::byte> want, bool main_model) {
   std::optional<gguf::file> f;
   try {
     f.emplace(gguf::file::open(path));
   } catch (const std::exception& e) {
     return std::string("not a valid GGUF file (") + e.what() + ")";
   }
-  try {
-    model::open_ds4(*f, model::ds4_naming::ds4);
-  } catch (const std::exception& e) {
-    return std::string("not a valid DS4 model (") + e.what() + ")";
+  if (main_model) {
+    try {
+      model::open_ds4(*f, model::ds4_naming::ds4);
+    } catch (const std::exception& e) {
+      return std::string("not a valid DS4 model (") + e.what() + ")";
+    }
   }
-  const gguf::value* seed = f->find("ordo.synth.seed");
-  const gguf::value* name = f->find("general.name");
-  if (!seed || !seed->is_integer() || seed->to_u64() != 1 || !name || name->type() != gguf::value_type::string ||
-      name->as_string() != "ordo-synth-tiny")
-    return "not the embedded default model (other general.name / ordo.synth.seed)";
-  // The recipe regenerates any tensor from (seed, name): compare the first and the last one,
-  // which catch a file truncated and re-padded or written by another recipe version.
-  const synth::plan plan = synth::make_plan(default_model_recipe(path));
-  const auto& planned = plan.files.at(0).tensors;
-  if (planned.size() != f->tensors().size()) return "tensor count differs from the recipe";
-  for (const synth::planned_tensor* t : {&planned.front(), &planned.back()}) {
-    const gguf::tensor_info* have = f->find_tensor(t->spec.name);
-    if (!have) return t->spec.name + " is missing";
-    const std::vector<std::byte> want = synth::tensor_bytes(*t, 1);
-    if (have->nbytes != want.size() || !std::equal(want.begin(), want.end(), have->bytes().begin()))
-      return t->spec.name + ": bytes differ from the recipe";
-  }
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (have.size() != want.size() || std::memcmp(have.data(), want.data(), want.size()) != 0)
+    return "not the embedded default model (" + std::to_string(have.size()) + " bytes differing from the embedded " +
+           std::to_string(want.size()) + ")";
   return {};
 }
 
+// Writes `bytes` as <path>.partial, then renames it, so an interrupted write never leaves a
+// file that looks complete.
+void write_cached_copy(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  const auto partial = std::filesystem::path(path.string() + ".partial");
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) throw std::runtime_error("cannot write " + partial.string());
+  }
+  std::filesystem::rename(partial, path);
+}
+}  // namespace
+
+std::string default_model_problem(const std::filesystem::path& path) {
+  return cached_copy_problem(path, embedded_main_model(), true);
+}
+
 std::filesystem::path ensure_default_model(const std::function<void(std::string_view)>& note) {
-  const auto path = default_model_path();
   const auto say = [&](const std::string& s) {
     if (note) note(s);
   };
-  if (std::filesystem::exists(path)) {
-    const std::string problem = default_model_problem(path);
-    if (problem.empty()) return path;
-    say("the cached default model " + path.string() + " is unusable: " + problem + "; writing it again\n");
-  } else {
-    say("writing the embedded default model (ordo synth --preset tiny --vocab bytes --seed 1) to " + path.string() +
-        "\n");
+  const struct {
+    std::filesystem::path path;
+    std::span<const std::byte> bytes;
+    bool main_model;
+    const char* what;
+  } files[] = {{default_model_path(), embedded_main_model(), true, "default model"},
+               {default_mtp_model_path(), embedded_mtp_model(), false, "default model's MTP sidecar"}};
+  for (const auto& f : files) {
+    if (std::filesystem::exists(f.path)) {
+      const std::string problem = cached_copy_problem(f.path, f.bytes, f.main_model);
+      if (problem.empty()) continue;
+      say("the cached " + std::string(f.what) + " " + f.path.string() + " is unusable: " + problem +
+          "; writing it again\n");
+    } else {
+      say("writing the embedded " + std::string(f.what) + " (the tiny trained DS4 model, models/tiny-ds4) to " +
+          f.path.string() + "\n");
+    }
+    try {
+      write_cached_copy(f.path, f.bytes);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("writing the " + std::string(f.what) + " " + f.path.string() + ": " + e.what());
+    }
   }
-  try {
-    std::filesystem::create_directories(path.parent_path());
-    const auto plan = synth::make_plan(default_model_recipe(path));
-    synth::write_file(plan.files.at(0), 1);  // the writer renames <path>.partial only when complete
-  } catch (const std::exception& e) {
-    throw std::runtime_error("writing the default model " + path.string() + ": " + e.what());
-  }
-  return path;
+  return files[0].path;
 }
 
 stats run(const options& opt, const events& ev) {

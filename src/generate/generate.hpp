@@ -1,8 +1,9 @@
 /// Text generation: render a DS4 chat prompt, tokenize it, feed it to an eval backend token by
 /// token, then greedy-decode, streaming the text as it completes, inside a context of
-/// `options::context` positions (prompt + generated tokens). The default model is a tiny
-/// random-weight DS4-architecture GGUF that `ordo synth` writes on first use (deterministic, so
-/// "embedded": its recipe is in the binary); its text is gibberish by construction.
+/// `options::context` positions (prompt + generated tokens). The default model is ordo's tiny
+/// trained DS4-architecture model (models/tiny-ds4/: byte vocabulary, trained on Debian's license
+/// texts and man pages), compiled into the binary (embedded_model.hpp) and written to the cache
+/// on first use, with its MTP sidecar.
 ///
 /// The caller (the CLI) sees only options, events and stats; which engine computes the logits is
 /// behind eval::make_backend (chosen by eval::choose_backend), so swapping the engine does not
@@ -67,13 +68,15 @@ struct events {
   std::function<bool()> stop_requested;        // polled before every forward step
 };
 
-/// Where the embedded default model lives ($ORDO_CACHE or ~/.cache/ordo, file tiny-default.gguf).
+/// Where the embedded default model lives ($ORDO_CACHE or ~/.cache/ordo, file tiny-default.gguf),
+/// and its ds4 MTP sidecar beside it (tiny-default-mtp.gguf).
 std::filesystem::path default_model_path();
+std::filesystem::path default_mtp_model_path();
 /// Why the file at `path` is not the embedded default model (not a GGUF, not a valid DS4 model,
-/// other provenance, tensor bytes differing from the recipe); empty when it is.
+/// bytes differing from the embedded ones); empty when it is.
 std::string default_model_problem(const std::filesystem::path& path);
-/// Writes the default model if it is missing or default_model_problem finds it unusable (a note
-/// says which and why); returns its path.
+/// Writes the default model and its MTP sidecar where either is missing or not the embedded
+/// bytes (a note says which and why); returns the main model's path.
 std::filesystem::path ensure_default_model(const std::function<void(std::string_view)>& note);
 
 /// Throws std::runtime_error unless the GGUF at `path` says general.architecture "deepseek4"

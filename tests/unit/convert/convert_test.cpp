@@ -308,21 +308,25 @@ enum class hf_spelling { in_memory, save_pretrained };
 struct hf_fixture {
   tiny_dims d;
   std::vector<weight_spec> specs = tiny_weights(d);
-  expectation expected;
+  std::vector<weight_spec> mtp_specs;  // empty: no MTP block; tiny_mtp_weights(d) adds one
+  expectation expected, expected_mtp;
 
   void write(const std::filesystem::path& dir, hf_spelling spelling) {
     std::mt19937 rng(7);
     std::vector<st_entry> entries;
-    // Fused experts: per layer gate_up [E, 2I, H] (gate rows first) and down [E, H, I].
+    // Fused experts: per layer (-1: the MTP block) gate_up [E, 2I, H] (gate rows first) and down [E, H, I].
     std::map<int, std::vector<float>> gate_up, down;
     std::map<int, std::map<int, std::vector<float>>> gate, up;
-    for (auto w : specs) {
+    auto all = specs;
+    all.insert(all.end(), mtp_specs.begin(), mtp_specs.end());
+    for (auto w : all) {
+      const bool mtp = w.upstream.rfind("mtp.0.", 0) == 0;
       if (w.official != src_kind::i64) w.official = src_kind::f32;
       const auto t = make_official(rng, w, d.E);
       const auto values = decode_official(w, t);
-      expect_entry(expected, w, values, d.E);
+      expect_entry(mtp ? expected_mtp : expected, w, values, d.E);
       if (w.expert >= 0 && spelling == hf_spelling::in_memory) {
-        const int layer = std::stoi(w.upstream.substr(7));
+        const int layer = mtp ? -1 : std::stoi(w.upstream.substr(7));
         if (w.proj == "w1") gate[layer][w.expert] = values;
         if (w.proj == "w3") up[layer][w.expert] = values;
         if (w.proj == "w2") down[layer].insert(down[layer].end(), values.begin(), values.end());
@@ -330,7 +334,7 @@ struct hf_fixture {
       }
       std::string name;
       if (spelling == hf_spelling::in_memory) name = hf_name(w.upstream);
-      else name = w.upstream == "head.weight" ? w.upstream : "model." + w.upstream;
+      else name = w.upstream == "head.weight" || mtp ? w.upstream : "model." + w.upstream;
       entries.push_back({name, dtype_of(w.official), w.shape, t.data});
     }
     for (auto& [layer, experts] : gate) {
@@ -339,7 +343,7 @@ struct hf_fixture {
         gu.insert(gu.end(), experts[e].begin(), experts[e].end());
         gu.insert(gu.end(), up[layer][e].begin(), up[layer][e].end());
       }
-      const auto prefix = "model.layers." + std::to_string(layer) + ".mlp.experts.";
+      const auto prefix = layer < 0 ? std::string("mtp.0.mlp.experts.") : "model.layers." + std::to_string(layer) + ".mlp.experts.";
       entries.push_back({prefix + "gate_up_proj", "F32", {d.E, 2 * d.I, d.H}, bytes_of(gu)});
       entries.push_back({prefix + "down_proj", "F32", {d.E, d.H, d.I}, bytes_of(down[layer])});
     }
@@ -367,6 +371,27 @@ TEST(Convert, HfInMemoryLayoutWithFusedExpertsIsBitExactInF32) {
   EXPECT_EQ(f.get_u32("deepseek4.context_length"), 4096u);
   EXPECT_EQ(f.get_string("deepseek4.rope.scaling.type"), "yarn");
   EXPECT_EQ(f.get_u32("deepseek4.rope.scaling.original_context_length"), 65536u);
+}
+
+// HF has no MTP module; a torch MTP block built from HF's parts saves `mtp.0.` + HF module names
+// (fused experts, `hc_head.hc_fn`). The converter folds them like a layer's into ds4's sidecar.
+TEST(Convert, HfInMemoryMtpBlockBecomesTheSidecar) {
+  temp_dir dir("hf-mtp");
+  hf_fixture fx;
+  fx.mtp_specs = tiny_mtp_weights(fx.d);
+  fx.write(dir.path, hf_spelling::in_memory);
+  convert_request req{dir.path / "model.safetensors", dir.path / "out.gguf", std::nullopt, {}, false};
+  req.options.dense = ggml_type::f32;
+  req.options.aux = ggml_type::f32;
+  req.mtp_output = dir.path / "out-mtp.gguf";
+  convert_checkpoint(req, nullptr);
+  const auto main = gguf::file::open(dir.path / "out.gguf");
+  const auto mtp = gguf::file::open(dir.path / "out-mtp.gguf");
+  EXPECT_EQ(main.tensors().size(), fx.expected.size());
+  ASSERT_EQ(mtp.tensors().size(), fx.expected_mtp.size());
+  for (const auto& [name, e] : fx.expected_mtp) check_tensor(mtp, name, e, ggml_type::f32);
+  const auto view = model::open_ds4(main, model::ds4_naming::ds4, &mtp);
+  EXPECT_EQ(view.hparams.n_mtp, 1u);
 }
 
 TEST(Convert, SavePretrainedLayoutIsBitExactInF32AndBf16Aux) {

@@ -126,6 +126,7 @@ TEST(TensorNames, RoutedExperts) {
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->layer, 5);
   EXPECT_TRUE(f->gate_up);
+  EXPECT_FALSE(f->mtp);
   const auto d = parse_fused_expert_name(canonical_name("model.layers.5.mlp.experts.down_proj"));
   ASSERT_TRUE(d.has_value());
   EXPECT_FALSE(d->gate_up);
@@ -133,6 +134,30 @@ TEST(TensorNames, RoutedExperts) {
   EXPECT_EQ(routed_gguf_name(5, expert_proj::gate), "blk.5.ffn_gate_exps.weight");
   EXPECT_EQ(routed_gguf_name(5, expert_proj::up), "blk.5.ffn_up_exps.weight");
   EXPECT_EQ(routed_gguf_name(5, expert_proj::down), "blk.5.ffn_down_exps.weight");
+}
+
+TEST(TensorNames, MtpBlockInHfModuleSpelling) {
+  EXPECT_EQ(canonical_name("mtp.0.self_attn.q_a_proj.weight"), "mtp.0.attn.wq_a.weight");
+  EXPECT_EQ(canonical_name("mtp.0.attn_hc.fn"), "mtp.0.hc_attn_fn");
+  EXPECT_EQ(canonical_name("mtp.0.mlp.gate.e_score_correction_bias"), "mtp.0.ffn.gate.bias");
+  EXPECT_EQ(canonical_name("mtp.0.hc_head.hc_fn"), "mtp.0.hc_head_fn");
+  EXPECT_EQ(canonical_name("mtp.0.hc_head.hc_scale"), "mtp.0.hc_head_scale");
+  // The MTP block's own tensors and upstream spellings pass unchanged.
+  EXPECT_EQ(canonical_name("mtp.0.e_proj.weight"), "mtp.0.e_proj.weight");
+  EXPECT_EQ(canonical_name("mtp.0.norm.weight"), "mtp.0.norm.weight");
+  EXPECT_EQ(canonical_name("mtp.0.attn.wq_a.weight"), "mtp.0.attn.wq_a.weight");
+  EXPECT_EQ(canonical_name("mtp.0.hc_head_fn"), "mtp.0.hc_head_fn");
+  // The main model's output HC head is not the MTP block's.
+  EXPECT_EQ(canonical_name("model.hc_head.hc_fn"), "hc_head_fn");
+  const auto f = parse_fused_expert_name(canonical_name("mtp.0.mlp.experts.gate_up_proj"));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(f->mtp);
+  EXPECT_TRUE(f->gate_up);
+  const auto d = parse_fused_expert_name(canonical_name("mtp.0.mlp.experts.down_proj"));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(d->mtp);
+  EXPECT_FALSE(d->gate_up);
+  EXPECT_FALSE(parse_fused_expert_name("mtp.1.ffn.experts.down_proj").has_value());
 }
 
 TEST(TensorNames, UnknownNamesPassThroughAndMapToNothing) {

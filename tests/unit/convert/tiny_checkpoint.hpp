@@ -128,6 +128,9 @@ inline std::vector<weight_spec> tiny_mtp_weights(const tiny_dims& d) {
 }
 
 /// HF transformers' in-memory name of a non-expert upstream name (HF conversion mapping, reversed).
+/// MTP tensors (HF has no MTP module) get the names a torch MTP block built from HF's parts saves:
+/// `mtp.0.` + the HF name of its layer's module, `mtp.0.hc_head.hc_fn`, and `mtp.0.e_proj.weight`
+/// etc. unchanged (models/tiny-ds4/train.py writes these).
 inline std::string hf_name(const std::string& upstream) {
   static const std::map<std::string, std::string> global = {
       {"embed.weight", "model.embed_tokens.weight"}, {"head.weight", "lm_head.weight"},
@@ -157,6 +160,14 @@ inline std::string hf_name(const std::string& upstream) {
       {"attn.indexer.compressor.wgate.weight", "self_attn.compressor.indexer.gate_proj.weight"},
       {"attn.indexer.compressor.norm.weight", "self_attn.compressor.indexer.kv_norm.weight"}};
   if (const auto it = global.find(upstream); it != global.end()) return it->second;
+  if (upstream.rfind("mtp.0.", 0) == 0) {
+    static const std::map<std::string, std::string> mtp_head = {
+        {"hc_head_fn", "hc_head.hc_fn"}, {"hc_head_base", "hc_head.hc_base"}, {"hc_head_scale", "hc_head.hc_scale"}};
+    const std::string rest = upstream.substr(6);
+    if (const auto it = mtp_head.find(rest); it != mtp_head.end()) return "mtp.0." + it->second;
+    if (const auto it = layer.find(rest); it != layer.end()) return "mtp.0." + it->second;
+    return upstream;
+  }
   const auto dot = upstream.find('.', 7);
   const std::string prefix = "model." + upstream.substr(0, dot + 1);
   return prefix + layer.at(upstream.substr(dot + 1));

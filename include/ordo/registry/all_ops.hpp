@@ -4,6 +4,8 @@
 /// the drivers do not compile without it). README "Checking a kernel variant" lists what a family touches.
 #pragma once
 #include "ordo/meta/type_list.hpp"
+#include "ordo/ops/attention/attention.hpp"
+#include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
@@ -16,7 +18,9 @@ namespace ordo::registry {
 using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rmsnorm::op,
                                ops::rope::op,
-                               ops::router::op>;
+                               ops::router::op,
+                               ops::attention::op,
+                               ops::indexer::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

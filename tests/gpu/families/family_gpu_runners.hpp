@@ -5,8 +5,6 @@
 #pragma once
 #include <string>
 
-#include "ordo/ops/attention/entries.hpp"
-#include "ordo/ops/indexer/entries.hpp"
 #include "ordo/ops/sampling/entries.hpp"
 
 namespace ordo::test::gpu_runners {
@@ -15,7 +13,5 @@ int device_count();
 std::string device_name();
 
 void sampling(const ops::sampling::cpu_entry& e, const ops::sampling::problem& p);
-void attention(const ops::attention::cpu_entry& e, const ops::attention::problem& p);
-void indexer(const ops::indexer::cpu_entry& e, const ops::indexer::problem& p);
 
 }  // namespace ordo::test::gpu_runners

@@ -1,7 +1,8 @@
-// `ordo generate`: chat-render a prompt, run it through a backend and stream greedy or sampled
-// text (--temp > 0: the sampler of include/ordo/ops/sampling; the same flags and --seed give the
-// same bytes), then
-// the statistics (src/generate/report.hpp). Without -m it uses the embedded default model (a tiny
+// `ordo generate`: chat-render a prompt, run it through a backend (--backend, auto by default)
+// and stream greedy or sampled text (--temp > 0: the sampler of include/ordo/ops/sampling; the
+// same flags and --seed give the same bytes) until -n, a stop string, end of sequence or a full
+// context, then the statistics (src/generate/report.hpp). --dump-logits / --dump-tokens write
+// what the run computed. Without -m it uses the embedded default model (a tiny
 // synthetic DS4, written on first use). Ctrl-C stops generating and still prints the text so far
 // and the statistics (exit status 130).
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 
 #include "cli.hpp"
 #include "generate/generate.hpp"
+#include "generation_flags.hpp"
 #include "generate/report.hpp"
 #include "status_line.hpp"
 #include "subcommand.hpp"
@@ -18,24 +20,6 @@
 namespace {
 
 using namespace ordo;
-
-/// Validator: a float for which `inside` holds, else "must be a number <range>" (short, unlike
-/// CLI::Range's message with the limits printed in full).
-template <class Inside>
-CLI::Validator number_in(const std::string& range, Inside inside) {
-  return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        float v = 0;
-        std::size_t used = 0;
-        try {
-          v = std::stof(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        return used == text.size() && used > 0 && inside(v) ? std::string() : "must be a number " + range;
-      },
-      "");
-}
 
 int run_generate(int argc, char** argv) {
   CLI::App cli{"generate text from a DS4 GGUF, greedily or sampled (default: the embedded tiny synthetic model)"};
@@ -53,19 +37,22 @@ int run_generate(int argc, char** argv) {
                  "context size in tokens: the prompt (chat template included) plus the generated tokens must fit; "
                  "--think max needs >= 393216, else runs as high (default 32768)")
       ->check(app::integer_at_least(1));
-  auto& sp = opt.sampler;
-  cli.add_option("--temp", sp.temperature, "sampling temperature; 0: greedy (default 0)")->check(number_in(">= 0", [](float v) { return v >= 0.0f && v <= 3.4e38f; }));
-  cli.add_option("--top-k", sp.top_k, "keep the k most likely tokens; 0: off (default 0)")->check(app::integer_at_least(0));
-  cli.add_option("--top-p", sp.top_p, "keep the most likely tokens up to this probability mass, in (0, 1]; 1: off (default 1)")
-      ->check(number_in("in (0, 1]", [](float v) { return v > 0.0f && v <= 1.0f; }));
-  cli.add_option("--min-p", sp.min_p, "drop tokens below min-p times the most likely one's probability, in [0, 1]; 0: off (default 0)")
-      ->check(number_in("in [0, 1]", [](float v) { return v >= 0.0f && v <= 1.0f; }));
-  cli.add_option("--seed", sp.seed, "sampler seed (default 0); with a position it decides every draw");
-  cli.add_option("--backend", opt.backend, "ref: the double-precision reference (the only backend so far)");
+  app::add_sampling_flags(cli, opt.sampler);
+  app::add_stop_flag(cli, opt.stop);
+  app::add_backend_flag(cli, opt.backend);
+  cli.add_option("--dump-logits", opt.dump_logits,
+                 "write the logits of every forward step (prompt and decode) here, ORDL (ordo eval's format)");
+  cli.add_option("--dump-tokens", opt.dump_tokens,
+                 "write the sequence's tokens here (prompt with the chat template, then the generated ones) in "
+                 "antirez/ds4's --dump-tokens format");
   if (auto rc = app::parse(cli, argc, argv)) return *rc;
   const auto mode = chat::parse_reasoning_effort(think);
   if (!mode) throw app::usage_error("--think '" + think + "' is not a reasoning effort name");
   opt.think = *mode;
+  app::check_backend_flag(opt.backend);
+  app::unescape_stops(opt.stop);
+  app::check_output_path("--dump-logits", opt.dump_logits);
+  app::check_output_path("--dump-tokens", opt.dump_tokens);
 
   app::status_line status;
   const std::string model_label =

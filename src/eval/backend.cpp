@@ -6,10 +6,35 @@
 
 namespace ordo::eval {
 
-std::vector<std::string> backend_names() { return {"ref"}; }
+// One row per backend compiled into this build. The exact engine registers here:
+//   {"cpu", "the exact CPU executor", nullptr, &make_cpu_backend},
+// and a GPU build adds {"gpu", "...", &gpu_device_present, &make_gpu_backend}.
+const std::vector<backend_kind>& built_backends() {
+  static const std::vector<backend_kind> table = {
+      {"ref", "the double-precision reference, slow", nullptr, &make_ref_backend},
+  };
+  return table;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& k : built_backends()) names.emplace_back(k.name);
+  return names;
+}
+
+std::vector<float> backend::prefill(std::span<const int32_t> tokens, logits_rows rows) {
+  std::vector<float> out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::vector<float> row = step(tokens[i]);
+    if (rows == logits_rows::every) out.insert(out.end(), row.begin(), row.end());
+    else if (i + 1 == tokens.size()) out = std::move(row);
+  }
+  return out;
+}
 
 std::unique_ptr<backend> make_backend(std::string_view kind, const backend_options& options) {
-  if (kind == "ref") return make_ref_backend(options);
+  for (const auto& k : built_backends())
+    if (k.name == kind) return k.make(options);
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::runtime_error("--backend " + std::string(kind) + ": not available in this build (available: " + known + ")");

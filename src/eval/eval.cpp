@@ -8,7 +8,15 @@ namespace ordo::eval {
 std::vector<int32_t> parse_token_ids(const std::string& text, const std::string& what) {
   std::vector<int32_t> ids;
   std::string item;
-  std::stringstream in(text);
+  // A `--dump-tokens` file (ds4's format): the bracketed first line is the list, the lines after
+  // it show each token's text.
+  std::string list = text;
+  if (const std::size_t open = text.find_first_not_of(" \t\r\n"); open != std::string::npos && text[open] == '[') {
+    const std::size_t close = text.find(']', open);
+    if (close == std::string::npos) throw std::invalid_argument(what + ": '[' without ']'");
+    list = text.substr(open + 1, close - open - 1);
+  }
+  std::stringstream in(list);
   while (std::getline(in, item, ',')) {
     std::stringstream words(item);
     std::string word;
@@ -49,7 +57,13 @@ ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen) {
     d.tokens.push_back(t);
     d.logits.insert(d.logits.end(), row.begin(), row.end());
   };
-  for (int32_t t : prompt) feed(t);
+  // The prompt through prefill (chunked where the backend has it), every row kept.
+  d.logits = b.prefill(prompt, logits_rows::every);
+  d.tokens = prompt;
+  if (d.logits.size() != prompt.size() * d.n_vocab)
+    throw std::runtime_error(std::string(b.name()) + " backend: prefill returned " + std::to_string(d.logits.size()) +
+                             " logits for " + std::to_string(prompt.size()) + " positions of " +
+                             std::to_string(d.n_vocab));
   for (int g = 0; g < n_gen; ++g) feed(argmax(d.row(d.tokens.size() - 1)));
   return d;
 }

@@ -12,11 +12,12 @@
 
 namespace ordo::eval {
 
-/// Parses "1,2,3" (commas and/or whitespace); throws std::invalid_argument naming `what` and the
-/// bad item.
+/// Parses "1,2,3" (commas and/or whitespace), or the "[1, 2, 3]" first line of a --dump-tokens
+/// file (the lines after it are ignored); throws std::invalid_argument naming `what` and the bad
+/// item.
 std::vector<int32_t> parse_token_ids(const std::string& text, const std::string& what);
 
-/// Feeds `prompt` then `n_gen` greedy tokens (argmax, ties to the lowest id), each fed back.
+/// Feeds `prompt` (backend::prefill) then `n_gen` greedy tokens (argmax, ties to the lowest id), each fed back.
 /// Returns every position's logits; ORDL row i follows tokens[i]. Throws on an empty prompt or a
 /// token outside the vocabulary.
 ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen);

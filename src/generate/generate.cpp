@@ -8,14 +8,14 @@
 
 #include "chat/chat_template.hpp"
 #include "eval/backend.hpp"
-#include "eval/eval.hpp"
+#include "eval/backend_selection.hpp"
+#include "eval/ordl.hpp"
+#include "generate/token_dump.hpp"
 #include "ordo/model/ds4_hparams.hpp"
 #include "ordo/model/ds4_model_view.hpp"
 #include "ordo/model/gguf.hpp"
-#include "ordo/ops/sampling/entries.hpp"
 #include "synth/synth.hpp"
 #include "tokenizer/gguf_vocab.hpp"
-#include "tokenizer/stream_decoder.hpp"
 
 namespace ordo::generate {
 
@@ -34,16 +34,15 @@ synth::options default_model_recipe(const std::filesystem::path& out) {
   return so;
 }
 
-// The architecture is checked before anything else reads the file, so a llama or qwen GGUF is
-// reported as such rather than by the first deepseek4-specific key that is missing.
-void check_architecture(const std::filesystem::path& path) {
+}  // namespace
+
+void check_ds4_architecture(const std::filesystem::path& path) {
   const gguf::file f = gguf::file::open(path);
   const gguf::value* arch = f.find("general.architecture");
   if (!arch || arch->type() != gguf::value_type::string || arch->as_string() != model::ds4_arch)
     throw std::runtime_error("general.architecture is " + (arch ? arch->render() : std::string("missing")) +
                              ", expected \"" + std::string(model::ds4_arch) + "\" (ordo runs DeepSeek V4 Flash only)");
 }
-}  // namespace
 
 std::filesystem::path default_model_path() {
   if (const char* c = std::getenv("ORDO_CACHE"); c && *c) return std::filesystem::path(c) / "tiny-default.gguf";
@@ -109,8 +108,8 @@ std::filesystem::path ensure_default_model(const std::function<void(std::string_
 stats run(const options& opt, const events& ev) {
   if (opt.max_tokens < unlimited_tokens) throw std::invalid_argument("--tokens must be >= -1");
   if (opt.context == 0) throw std::invalid_argument("--ctx must be >= 1");
-  if (!ops::sampling::valid(opt.sampler))
-    throw std::invalid_argument("sampler settings out of range (--temp finite, --top-k >= 0, --top-p in (0, 1], --min-p in [0, 1])");
+  const token_sampler sampler(opt.sampler);
+  const eval::backend_choice choice = eval::choose_backend(opt.backend);
   const auto progress = [&](phase p, std::size_t done, std::size_t total) {
     if (ev.progress) ev.progress(p, done, total);
   };
@@ -131,7 +130,7 @@ stats run(const options& opt, const events& ev) {
   std::optional<tokenizer::bpe_tokenizer> tok;
   std::unique_ptr<eval::backend> backend;
   try {
-    check_architecture(bo.model);
+    check_ds4_architecture(bo.model);
     tok.emplace(tokenizer::load_tokenizer(bo.model));
   } catch (const std::exception& e) {
     throw fail_loading(e);
@@ -146,76 +145,86 @@ stats run(const options& opt, const events& ev) {
                              " leaves room for at most " + std::to_string(opt.context - 1) +
                              " prompt tokens plus one generated token");
   try {
-    backend = eval::make_backend(opt.backend, bo);
+    backend = eval::make_backend(choice.name, bo);
   } catch (const std::exception& e) {
     throw fail_loading(e);
   }
   progress(phase::loading_model, 1, 1);
   st.load_seconds = seconds_since(t_load);
+  if (!choice.note.empty() && ev.note) ev.note(choice.note + "\n");  // once it loaded: errors come first
+
+  // --dump-logits keeps every forward step's row; --dump-tokens the sequence. Both are written
+  // whatever ends the run (an interrupted run dumps what it computed).
+  const bool keep_logits = !opt.dump_logits.empty();
+  eval::ordl dump;
+  dump.n_vocab = backend->n_vocab();
+  std::vector<int32_t> sequence;
+  const auto write_dumps = [&] {
+    if (keep_logits) eval::write_ordl(opt.dump_logits, dump);
+    if (!opt.dump_tokens.empty()) write_token_dump(opt.dump_tokens, *tok, sequence);
+  };
 
   const auto t_prefill = clock_type::now();
   std::vector<float> logits;
-  for (int32_t id : ids) {
-    if (stop_requested()) {
-      st.stop = stop_reason::interrupted;
-      st.prefill_seconds = seconds_since(t_prefill);
-      return st;
+  const auto fed = [&](int32_t id, const std::vector<float>& row) {
+    sequence.push_back(id);
+    if (keep_logits) {
+      dump.tokens.push_back(id);
+      dump.logits.insert(dump.logits.end(), row.begin(), row.end());
     }
-    logits = backend->step(id);
-    ++st.prefilled_tokens;
-    progress(phase::prefill, st.prefilled_tokens, ids.size());
+  };
+  if (backend->chunked_prefill() && !stop_requested()) {
+    // One call: the backend shares weight passes across the chunk's rows.
+    std::vector<float> rows = backend->prefill(ids, keep_logits ? eval::logits_rows::every : eval::logits_rows::last);
+    const std::size_t n = dump.n_vocab;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      sequence.push_back(ids[i]);
+      if (keep_logits) dump.tokens.push_back(ids[i]);
+    }
+    if (keep_logits) {
+      logits.assign(rows.end() - std::ptrdiff_t(n), rows.end());
+      dump.logits = std::move(rows);
+    } else {
+      logits = std::move(rows);
+    }
+    st.prefilled_tokens = ids.size();
+    progress(phase::prefill, ids.size(), ids.size());
+  } else {
+    for (int32_t id : ids) {
+      if (stop_requested()) break;
+      logits = backend->step(id);
+      fed(id, logits);
+      ++st.prefilled_tokens;
+      progress(phase::prefill, st.prefilled_tokens, ids.size());
+    }
   }
   st.prefill_seconds = seconds_since(t_prefill);
-
-  // One row of the sampling family's CPU executor: greedy (ties to the lowest id, as `ordo eval
-  // --gen`) at temperature <= 0, else the sampler with the token's position as the RNG counter.
-  const auto& sampler_entry =
-      ops::sampling::find_entry(1, opt.sampler.temperature > 0.0f ? ops::sampling::mode::sample : ops::sampling::mode::greedy);
-  const auto choose = [&](const std::vector<float>& z, std::size_t position) {
-    std::int32_t token = -1;
-    const std::uint64_t pos = position;
-    sampler_entry.run(ops::sampling::problem{z.data(), z.size(), &token, int(z.size()), 1, opt.sampler, &pos});
-    return token;
-  };
-  tokenizer::stream_decoder decoder(*tok);
-  const auto emit = [&](std::string_view s) {
-    if (ev.text && !s.empty()) ev.text(s);
-  };
-  // Why generation must stop before producing another token, if it must.
-  const auto limit = [&]() -> std::optional<stop_reason> {
-    if (opt.max_tokens != unlimited_tokens && st.generated_tokens >= std::size_t(opt.max_tokens))
-      return stop_reason::token_limit;
-    if (st.prompt_tokens + st.generated_tokens >= opt.context) return stop_reason::context_full;
-    return std::nullopt;
-  };
-  while (true) {
-    if (const auto l = limit()) {
-      st.stop = *l;
-      break;
-    }
-    const int32_t next = choose(logits, st.prompt_tokens + st.generated_tokens);
-    if (next == tok->eos_id()) {
-      st.stop = stop_reason::end_of_sequence;
-      break;
-    }
-    ++st.generated_tokens;
-    if (st.generated_tokens == 1) st.first_token_seconds = seconds_since(t_prefill);
-    emit(decoder.push(next));
-    // Feed the token only when another one may follow (the last token costs no step).
-    if (const auto l = limit()) {
-      st.stop = *l;
-      break;
-    }
-    if (stop_requested()) {
-      st.stop = stop_reason::interrupted;
-      break;
-    }
-    const auto t_step = clock_type::now();
-    logits = backend->step(next);
-    st.decode_seconds += seconds_since(t_step);
-    ++st.decode_steps;
+  if (st.prefilled_tokens < ids.size()) {
+    st.stop = stop_reason::interrupted;
+    write_dumps();
+    return st;
   }
-  emit(decoder.flush());
+
+  stop_matcher stops(opt.stop);
+  decode_events dev;
+  dev.text = ev.text;
+  dev.stop_requested = stop_requested;
+  dev.logits_row = [&](int32_t id, const std::vector<float>& row) {
+    if (keep_logits) {
+      dump.tokens.push_back(id);
+      dump.logits.insert(dump.logits.end(), row.begin(), row.end());
+    }
+  };
+  const decode_result r = decode(*backend, *tok, std::move(logits), sampler, stops,
+                                 {opt.max_tokens, opt.context, st.prompt_tokens}, dev);
+  sequence.insert(sequence.end(), r.tokens.begin(), r.tokens.end());
+  st.generated_tokens = r.tokens.size();
+  st.decode_steps = r.steps;
+  st.decode_seconds = r.decode_seconds;
+  if (r.first_token) st.first_token_seconds = std::chrono::duration<double>(*r.first_token - t_prefill).count();
+  st.stop = r.stop;
+  st.stop_string = r.stop_string;
+  write_dumps();
   return st;
 }
 

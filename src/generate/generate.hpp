@@ -5,24 +5,25 @@
 /// "embedded": its recipe is in the binary); its text is gibberish by construction.
 ///
 /// The caller (the CLI) sees only options, events and stats; which engine computes the logits is
-/// behind eval::make_backend, so swapping the engine does not touch reporting.
+/// behind eval::make_backend (chosen by eval::choose_backend), so swapping the engine does not
+/// touch reporting. The decode loop itself is decode_loop.hpp's, shared with `ordo chat`.
 #pragma once
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "chat/think_mode.hpp"
+#include "generate/decode_loop.hpp"
 #include "ordo/ops/sampling/problem.hpp"
 
 namespace ordo::generate {
 
-inline constexpr int unlimited_tokens = -1;  // -n -1: until end of sequence or a full context
-
 struct options {
   std::filesystem::path model;        // empty: the embedded default model
-  std::string backend = "ref";
+  std::string backend = "auto";       // --backend: auto, cpu, gpu, ref (eval::choose_backend)
   std::string system;                 // empty: no system text
   std::string prompt;
   chat::think_mode think = chat::think_mode::none;
@@ -31,9 +32,10 @@ struct options {
                                       // needs >= 393216 (else it runs as high)
   ops::sampling::settings sampler{};  // temperature 0 (the default): greedy; the token at position
                                       // p is drawn with counter p (p = prompt tokens + tokens before it)
+  std::vector<std::string> stop;      // stop strings: the text ends before the first one found
+  std::filesystem::path dump_logits;  // ORDL of every forward step (eval/ordl.hpp); empty: none
+  std::filesystem::path dump_tokens;  // the sequence's tokens, ds4's format (token_dump.hpp)
 };
-
-enum class stop_reason { token_limit, end_of_sequence, context_full, interrupted };
 
 /// Timings are wall-clock seconds. Rates are left to report.hpp so that they are computed from
 /// what was measured and nothing else.
@@ -50,6 +52,7 @@ struct stats {
   std::uint64_t context = 0;
   int max_tokens = 0;
   stop_reason stop = stop_reason::token_limit;
+  std::string stop_string;            // stop == stop_string: which one
 };
 
 enum class phase { loading_model, prefill };
@@ -72,6 +75,10 @@ std::string default_model_problem(const std::filesystem::path& path);
 /// Writes the default model if it is missing or default_model_problem finds it unusable (a note
 /// says which and why); returns its path.
 std::filesystem::path ensure_default_model(const std::function<void(std::string_view)>& note);
+
+/// Throws std::runtime_error unless the GGUF at `path` says general.architecture "deepseek4"
+/// (checked before anything else reads the file, so a llama GGUF is named as such).
+void check_ds4_architecture(const std::filesystem::path& path);
 
 /// Runs the whole generation. Throws std::runtime_error as "<what failed>: <why>" (model of the
 /// wrong architecture, prompt that does not fit the context, ...), std::invalid_argument for

@@ -5,12 +5,14 @@
 #pragma once
 #include "ordo/meta/type_list.hpp"
 #include "ordo/ops/attention/attention.hpp"
+#include "ordo/ops/hc/hc.hpp"
 #include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
 #include "ordo/ops/rope/rope.hpp"
 #include "ordo/ops/router/router.hpp"
+#include "ordo/ops/sampling/sampling.hpp"
 #include "ordo/registry/table.hpp"
 
 namespace ordo::registry {
@@ -19,6 +21,8 @@ using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rmsnorm::op,
                                ops::rope::op,
                                ops::router::op,
+                               ops::sampling::op,
+                               ops::hc::op,
                                ops::attention::op,
                                ops::indexer::op>;
 

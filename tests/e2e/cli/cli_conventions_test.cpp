@@ -43,7 +43,7 @@ TEST(cli_conventions, version_flags) {
 }
 
 TEST(cli_conventions, an_unknown_flag_is_named_with_exit_2_by_every_subcommand) {
-  for (const char* cmd : {"generate", "eval", "synth", "convert", "inspect", "tokenize", "specs", "version"}) {
+  for (const char* cmd : {"generate", "chat", "eval", "synth", "convert", "inspect", "tokenize", "specs", "version"}) {
     const auto r = ordo_run({cmd, "--bogus"});
     EXPECT_EQ(r.status, 2) << cmd << ": " << r.err;
     EXPECT_TRUE(starts_with(r.err, std::string("ordo ") + cmd + ": ")) << cmd << ": " << r.err;
@@ -62,6 +62,9 @@ TEST(cli_conventions, usage_errors_after_parsing_exit_2_naming_the_flag) {
            {{"synth", "--set", "novalue", "-o", out}, "--set"},
            {{"generate", "-p", "hi", "--think", "sideways"}, "--think"},
            {{"generate", "-p", "hi", "-c", "0"}, "--ctx"},
+           {{"generate", "-p", "hi", "--backend", "nowhere"}, "--backend"},
+           {{"chat", "-c", "0"}, "--ctx"},
+           {{"eval", "-m", garbage_file().string(), "--prompt-ids", "1", "--chunk", "0"}, "--chunk"},
            {{"eval", "-m", garbage_file().string(), "--gen", "-1", "--prompt-ids", "1"}, "--gen"},
            {{"eval", "-m", garbage_file().string()}, "--prompt-ids"},
            {{"tokenize", "-m", garbage_file().string()}, "--text"},
@@ -82,6 +85,7 @@ TEST(cli_conventions, runtime_errors_exit_1_as_ordo_cmd_what_why) {
   };
   for (const item& i : std::vector<item>{
            {{"generate", "-m", bad, "-p", "hi"}, "ordo generate: loading model " + bad + ": "},
+           {{"chat", "-m", bad}, "ordo chat: loading model " + bad + ": "},
            {{"eval", "-m", bad, "--prompt-ids", "1"}, "ordo eval: loading model " + bad + ": "},
            {{"tokenize", "-m", bad, "--text", "hi"}, "ordo tokenize: reading the tokenizer of " + bad + ": "},
            {{"inspect", bad}, "ordo inspect: " + bad + ": "},

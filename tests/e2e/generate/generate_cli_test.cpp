@@ -2,6 +2,8 @@
 // is about what a user sees: exit status, the statistics block, stdout/stderr contents, files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <regex>
 #include <string>
 
@@ -191,6 +193,123 @@ TEST(generate_cli, sampler_values_out_of_range_are_usage_errors_naming_the_flag)
     EXPECT_NE(r.err.find(std::string("ordo generate: ") + flag), std::string::npos) << r.err;
     EXPECT_LT(r.err.size(), 200u) << r.err;
   }
+}
+
+}  // namespace
+
+#include "eval/ordl.hpp"
+#include "support/token_dump.hpp"
+
+namespace {
+
+fs::path default_model() {
+  const fs::path p = scratch().path / "cache" / "tiny-default.gguf";
+  if (!fs::exists(p)) EXPECT_EQ(generate({"-p", "x", "-n", "0"}).status, 0);
+  return p;
+}
+
+// --stop: the text ends right before the first occurrence of the stop string, and the
+// statistics say so; a stop string that never occurs changes nothing.
+TEST(generate_cli, stop_strings_end_the_text_before_them) {
+  const auto full = generate({"-p", "Hello there", "-n", "16"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  ASSERT_GT(full.out.size(), 20u);
+  const std::string stop = full.out.substr(full.out.size() / 2, 3);
+  const std::size_t first = full.out.find(stop);
+  const auto r = generate({"-p", "Hello there", "-n", "16", "--stop", "never-in-it", "--stop", stop});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, full.out.substr(0, first));
+  EXPECT_NE(r.err.find("stopped      stop string \"" + stop + "\""), std::string::npos) << r.err;
+  EXPECT_LT(stat_number(r.err, "generated"), 16) << r.err;
+  const auto none = generate({"-p", "Hello there", "-n", "16", "--stop", "never-in-it"});
+  EXPECT_EQ(none.out, full.out);
+  const auto empty = generate({"-p", "hi", "--stop", ""});
+  EXPECT_EQ(empty.status, 2) << empty.err;
+  EXPECT_NE(empty.err.find("ordo generate: --stop"), std::string::npos) << empty.err;
+}
+
+// --dump-tokens and --dump-logits round trip: the dumped ids are the prompt plus the generated
+// tokens; the ORDL rows are every forward step's logits, bit-identical to `ordo eval` feeding
+// the dumped ids from a fresh state (which reads the dump itself), and each generated token is
+// the argmax of the row before it.
+TEST(generate_cli, dump_files_round_trip_through_ordo_eval) {
+  const fs::path tokens = scratch().path / "t.txt", logits = scratch().path / "l.ordl", again = scratch().path / "e.ordl";
+  const auto r = generate({"-p", "Hello", "-n", "8", "--dump-tokens", tokens.string(), "--dump-logits", logits.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto d = ordo::e2e::parse_token_dump(ordo::e2e::read_all(tokens));
+  ASSERT_TRUE(d.well_formed) << ordo::e2e::read_all(tokens);
+  const long prompt = stat_number(r.err, "prompt");
+  ASSERT_EQ(long(d.ids.size()), prompt + 8);
+  EXPECT_EQ(d.texts.front(), "<｜begin▁of▁sentence｜>");
+  const ordo::eval::ordl g = ordo::eval::read_ordl(logits);
+  ASSERT_EQ(g.tokens.size(), d.ids.size() - 1) << "every token but the last is fed";
+  EXPECT_TRUE(std::equal(g.tokens.begin(), g.tokens.end(), d.ids.begin()));
+  for (std::size_t i = std::size_t(prompt) - 1; i + 1 < d.ids.size(); ++i) {
+    const auto row = g.row(i);
+    EXPECT_EQ(std::max_element(row.begin(), row.end()) - row.begin(), d.ids[i + 1]) << "position " << i;
+  }
+  const auto e = ordo::e2e::run_process({ORDO_BIN, "eval", "-m", default_model().string(), "--prompt-ids-file",
+                                         tokens.string(), "--dump-logits", again.string()});
+  ASSERT_EQ(e.status, 0) << e.err;
+  const ordo::eval::ordl v = ordo::eval::read_ordl(again);
+  ASSERT_EQ(v.tokens, d.ids);
+  ASSERT_EQ(v.n_vocab, g.n_vocab);
+  EXPECT_EQ(0, std::memcmp(v.logits.data(), g.logits.data(), g.logits.size() * sizeof(float)))
+      << "generate's logits differ from eval's on the same tokens";
+}
+
+// --backend: auto says what it chose; a name outside auto|cpu|gpu|ref, or one this build lacks
+// (listed by --help's "this build has:"), is a usage error naming the flag and the built ones.
+TEST(generate_cli, backend_selection_is_stated_and_missing_backends_are_usage_errors) {
+  const auto a = generate({"-p", "hi", "-n", "1"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.err.find("--backend auto: "), std::string::npos) << a.err;
+  const auto help = generate({"--help"});
+  const std::size_t has = help.out.find("this build has: ");
+  ASSERT_NE(has, std::string::npos) << help.out;
+  const std::string built = help.out.substr(has);
+  int missing = 0;
+  for (const char* name : {"cpu", "gpu", "ref"}) {
+    const bool in_build = built.find(std::string(name) + " (") != std::string::npos;
+    for (const char* cmd : {"generate", "eval"}) {
+      std::vector<std::string> args = {ORDO_BIN, cmd, "--backend", name, "-p", "hi"};
+      if (std::string(cmd) == "eval") args.insert(args.end(), {"-m", default_model().string()});
+      else args.insert(args.end(), {"-n", "1"});
+      process_options o;
+      o.env.emplace_back("ORDO_CACHE", (scratch().path / "cache").string());
+      const auto r = ordo::e2e::run_process(args, o);
+      if (in_build) {
+        EXPECT_EQ(r.status, 0) << cmd << " --backend " << name << ": " << r.err;
+      } else {
+        ++missing;
+        EXPECT_EQ(r.status, 2) << cmd << " --backend " << name << ": " << r.err;
+        EXPECT_NE(r.err.find(std::string("ordo ") + cmd + ": --backend " + name + ": not built into this binary (available: auto"),
+                  std::string::npos) << r.err;
+      }
+    }
+  }
+  EXPECT_GT(missing + int(built.find("gpu (") != std::string::npos), 0);
+  const auto bad = generate({"-p", "hi", "--backend", "metal"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("ordo generate: --backend metal: not a backend (auto, cpu, gpu or ref)"), std::string::npos) << bad.err;
+}
+
+// eval --chunk: a usage error below 1; a backend without chunked prefill says it ignores it and
+// the logits are those of the run without --chunk.
+TEST(generate_cli, eval_chunk_is_passed_or_stated_as_ignored) {
+  const fs::path plain = scratch().path / "c0.ordl", chunked = scratch().path / "c4.ordl";
+  const std::string model = default_model().string();
+  const auto zero = ordo::e2e::run_process({ORDO_BIN, "eval", "-m", model, "--prompt-ids", "1,2,3", "--chunk", "0"});
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_NE(zero.err.find("ordo eval: --chunk"), std::string::npos) << zero.err;
+  const auto a = ordo::e2e::run_process({ORDO_BIN, "eval", "-m", model, "--prompt-ids", "256,72,105,33,10", "--dump-logits", plain.string()});
+  const auto b = ordo::e2e::run_process(
+      {ORDO_BIN, "eval", "-m", model, "--prompt-ids", "256,72,105,33,10", "--chunk", "4", "--dump-logits", chunked.string()});
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  if (b.out.find("backend ref") != std::string::npos)
+    EXPECT_NE(b.err.find("ordo eval: --chunk 4 ignored: the ref backend has no chunked prefill"), std::string::npos) << b.err;
+  EXPECT_EQ(ordo::e2e::read_all(plain), ordo::e2e::read_all(chunked));
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ struct process_result {
   int status = -1;     // exit status, or -1 when killed by a signal
   int signal = 0;      // the signal that killed it, or 0
   bool sent_signal = false;
+  int signals_sent = 0;
   std::string out, err;
   double seconds = 0;
 };
@@ -34,6 +35,12 @@ struct process_options {
   /// Polled every 20 ms with the output so far; when it returns true, `send` is sent once.
   std::function<bool(const std::string& out, const std::string& err)> signal_when;
   int send = SIGINT;
+  int max_signals = 1;  // signal_when is polled again after each signal, up to this many
+  /// Standard input: "" with keep_input_open false is /dev/null's (end of input at once); else a
+  /// pipe holding `input` (at most a pipe buffer, 64 KiB), closed after it or, with
+  /// keep_input_open, left open until the program exits (it then waits at its prompt).
+  std::string input;
+  bool keep_input_open = false;
   double timeout_seconds = 120;  // then SIGKILL (and the test sees signal == SIGKILL)
 };
 
@@ -48,12 +55,16 @@ inline process_result run_process(const std::vector<std::string>& argv, const pr
                     ("ordo_e2e_" + std::to_string(::getpid()) + "_" + std::to_string(serial++));
   const auto out_path = base.string() + ".out", err_path = base.string() + ".err";
   const auto t0 = std::chrono::steady_clock::now();
+  const bool piped = !o.input.empty() || o.keep_input_open;
+  int in_pipe[2] = {-1, -1};
+  if (piped && ::pipe(in_pipe) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int in = ::open("/dev/null", O_RDONLY);
+    const int in = piped ? in_pipe[0] : ::open("/dev/null", O_RDONLY);
+    if (piped) ::close(in_pipe[1]);
     ::dup2(in, 0), ::dup2(out, 1), ::dup2(err, 2);
     for (const auto& [k, v] : o.env) ::setenv(k.c_str(), v.c_str(), 1);
     ::signal(SIGINT, SIG_DFL);
@@ -63,6 +74,15 @@ inline process_result run_process(const std::vector<std::string>& argv, const pr
     ::execvp(args[0], args.data());
     ::_exit(127);
   }
+  if (piped) {
+    ::close(in_pipe[0]);
+    for (std::size_t done = 0; done < o.input.size();) {
+      const ssize_t n = ::write(in_pipe[1], o.input.data() + done, o.input.size() - done);
+      if (n <= 0) break;
+      done += std::size_t(n);
+    }
+    if (!o.keep_input_open) ::close(in_pipe[1]), in_pipe[1] = -1;
+  }
   process_result r;
   int wstatus = 0;
   while (true) {
@@ -70,12 +90,14 @@ inline process_result run_process(const std::vector<std::string>& argv, const pr
     if (done == pid) break;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (secs > o.timeout_seconds) ::kill(pid, SIGKILL);
-    if (o.signal_when && !r.sent_signal && o.signal_when(read_all(out_path), read_all(err_path))) {
+    if (o.signal_when && r.signals_sent < o.max_signals && o.signal_when(read_all(out_path), read_all(err_path))) {
       ::kill(pid, o.send);
       r.sent_signal = true;
+      ++r.signals_sent;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  if (in_pipe[1] >= 0) ::close(in_pipe[1]);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);

@@ -1,4 +1,4 @@
-/// Agreement sweeps for hc, kv_store and compressor: every spec of each family run by a runner
+/// Agreement sweeps for kv_store and compressor (hc is on tests/gpu/props): every spec of each family run by a runner
 /// under test (the GPU launch, or a mutant) and by the CPU executor on the same inputs — DS4
 /// shapes and odd ones, the full tier and partial tiers, padded strides with NaN-poisoned rows
 /// past the live count and tight layouts, ring wrap — compared bit for bit: what the spec writes,
@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "../../property/compressor/compressor_harness.hpp"
-#include "../../property/hc/hc_harness.hpp"
 #include "../../property/kv_store/kv_store_harness.hpp"
 #include "family_properties.hpp"
 
@@ -51,28 +50,6 @@ inline bool same_bytes(const std::vector<float>& a, const std::vector<float>& b)
 /// The label of a difference: spec, run parameters, what differed.
 inline std::string at(const std::string& spec, const std::string& params, const std::string& what) {
   return spec + " [" + params + "]: " + what;
-}
-
-// ---- hc: every tier × stage.
-inline sweep_result hc_sweep(const hc::runner& under_test) {
-  sweep_result r;
-  const hc::layout padded{3, 5, 7, 2, 1, 4, true}, tight{0, 0, 0, 0, 0, 0, false};
-  for (const auto& e : ops::hc::cpu_entries())
-    for (const int n : row_counts(e.tier))
-      for (const int embd : {4096, 1, 77})
-        for (const bool pad : {true, false}) {
-          const auto c = hc::make_case(embd, n, std::uint64_t(r.runs + 1));
-          const auto& l = pad ? padded : tight;
-          const auto got = hc::run(e, c, first_rows(n), l, under_test), want = hc::run(e, c, first_rows(n), l);
-          const std::string params = "rows " + std::to_string(n) + ", n_embd " + std::to_string(embd) + (pad ? ", padded" : ", tight");
-          std::string d = got.padding_intact ? "" : "wrote outside its live outputs";
-          if (d.empty()) d = slot_difference("x", got.x, want.x);
-          if (d.empty()) d = slot_difference("split", got.split, want.split);
-          if (d.empty()) d = slot_difference("h_new", got.h_new, want.h_new);
-          if (!d.empty()) return {r.runs, at(e.name, params, d)};
-          ++r.runs;
-        }
-  return r;
 }
 
 // ---- kv_store: every tier; DS4's 512/448, all-FP8 and a partial last block; ring wrap.
@@ -203,10 +180,6 @@ inline void flip_low_bit(float* v) {
 inline void flip_low_bit(std::uint16_t* v) { *v = std::uint16_t(*v ^ 1u); }
 
 /// Element 0 of the first row a run writes.
-inline float* first_output(const ops::hc::cpu_entry& e, const ops::hc::problem& p) {
-  using ops::hc::stage;
-  return e.part == stage::split ? p.split : e.part == stage::post ? p.h_new : p.x;
-}
 inline std::uint16_t* first_output(const ops::kv_store::cpu_entry&, const ops::kv_store::problem& p) {
   return p.ring + std::size_t(p.first_position % p.ring_rows) * p.ring_stride;
 }
@@ -226,7 +199,6 @@ std::function<void(const Entry&, const Problem&)> with_one_bit_flipped(std::func
 
 /// The runners of the three families under test (emits: the emit entry list the sequence runs).
 struct family_runners {
-  hc::runner hc;
   kv_store::runner kv_store;
   compressor::store_runner store;
   compressor::emit_runner emit;
@@ -243,7 +215,6 @@ inline std::string flips_not_caught(const family_runners& under_test) {
   };
   namespace oc = ops::compressor;
   const auto store = with_one_bit_flipped<oc::store_entry, oc::store_problem>(under_test.store);
-  expect_caught("hc", hc_sweep(with_one_bit_flipped<ops::hc::cpu_entry, ops::hc::problem>(under_test.hc)));
   expect_caught("kv_store",
                 kv_store_sweep(with_one_bit_flipped<ops::kv_store::cpu_entry, ops::kv_store::problem>(under_test.kv_store)));
   expect_caught("compressor store", compressor_store_sweep(store));

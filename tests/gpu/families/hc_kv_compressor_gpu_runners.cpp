@@ -1,4 +1,4 @@
-// GPU runners of hc, kv_store and compressor. Every buffer a problem points at travels whole —
+// GPU runners of kv_store and compressor. Every buffer a problem points at travels whole —
 // all `tier` rows of it, the whole ring, padding and poisoned rows included — so what the kernel
 // must not touch is checked on the device's copy too. Pointers a stage does not use (problem.hpp
 // of the op) stay null on the device: a kernel that read one would fault, not pass. Inputs come
@@ -7,7 +7,6 @@
 
 #include "device_mirror.hpp"
 #include "ordo/ops/compressor/kernel.hpp"
-#include "ordo/ops/hc/kernel.hpp"
 #include "ordo/ops/kv_store/kernel.hpp"
 
 namespace ordo::test::gpu_runners {
@@ -17,27 +16,6 @@ int gpu_count() { return gpu::device_count(); }
 std::string gpu_name() {
   const auto info = gpu::query_device(0);
   return info.name + " (" + std::to_string(info.multiprocessors) + " SMs)";
-}
-
-void hc(const ops::hc::cpu_entry& e, const ops::hc::problem& p) {
-  using ops::hc::stage;
-  const std::size_t rows = std::size_t(e.tier);
-  const bool split = e.part == stage::split, mixes = split || e.part == stage::collapse;
-  const bool state = !split, post = e.part == stage::post, x = e.part == stage::weighted_sum || e.part == stage::collapse;
-  mirror<const float> mix(mixes ? p.mix : nullptr, rows * p.mix_stride);
-  mirror<const float> scale(mixes ? p.scale : nullptr, split ? 3 : 1);
-  mirror<const float> base(mixes ? p.base : nullptr, std::size_t(split ? ops::hc::n_split : ops::hc::n_head_mix));
-  mirror<float> splits(e.part != stage::collapse ? p.split : nullptr, rows * p.split_stride);
-  mirror<const float> h(state ? p.h : nullptr, rows * p.h_stride);
-  mirror<float> out_x(x ? p.x : nullptr, rows * p.x_stride);
-  mirror<const float> f(post ? p.f : nullptr, rows * p.f_stride);
-  mirror<float> h_new(post ? p.h_new : nullptr, rows * p.h_new_stride);
-  auto q = p;
-  q.mix = mix.get(), q.scale = scale.get(), q.base = base.get(), q.split = splits.get(), q.h = h.get();
-  q.x = out_x.get(), q.f = f.get(), q.h_new = h_new.get();
-  launcher_of(ops::hc::cpu_entries(), e, ops::hc::gpu_launcher_table())(q, nullptr);
-  gpu::synchronize();
-  back_all(mix, scale, base, splits, h, out_x, f, h_new);
 }
 
 void kv_store(const ops::kv_store::cpu_entry& e, const ops::kv_store::problem& p) {

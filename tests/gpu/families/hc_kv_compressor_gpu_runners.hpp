@@ -1,4 +1,4 @@
-/// GPU runners for the hc, kv_store and compressor harnesses: host buffers in, host buffers out,
+/// GPU runners for the kv_store and compressor harnesses: host buffers in, host buffers out,
 /// the spec's GPU launch (ops/<op>/kernel.hpp's launcher table) in between. Each has the
 /// signature of its harness's runner, so a harness run on the GPU is the same run as on the CPU
 /// executor. Defined in hc_kv_compressor_gpu_runners.cpp, compiled by the GPU compiler.
@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "ordo/ops/compressor/entries.hpp"
-#include "ordo/ops/hc/entries.hpp"
 #include "ordo/ops/kv_store/entries.hpp"
 
 namespace ordo::test::gpu_runners {
@@ -17,7 +16,6 @@ namespace ordo::test::gpu_runners {
 int gpu_count();
 std::string gpu_name();
 
-void hc(const ops::hc::cpu_entry& e, const ops::hc::problem& p);
 void kv_store(const ops::kv_store::cpu_entry& e, const ops::kv_store::problem& p);
 void compressor_store(const ops::compressor::store_entry& e, const ops::compressor::store_problem& p);
 

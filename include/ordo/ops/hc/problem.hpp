@@ -26,7 +26,8 @@ inline constexpr int sinkhorn_iters = 20;
 /// Which hyper-connection call the op makes.
 enum class stage { split, weighted_sum, post, collapse };
 
-constexpr std::string_view name_of(stage s) {
+/// The stage's name trait (spec/axis_name.hpp finds it by ADL).
+constexpr std::string_view ordo_name(stage s) {
   switch (s) {
     case stage::split: return "split";
     case stage::weighted_sum: return "weighted_sum";
@@ -58,5 +59,25 @@ struct problem {
   int rows;                   // live rows, 1..R; rows >= this are never read or written
   float hc_eps;               // 1e-6: added to the pre / head weights and to every Sinkhorn entry and denominator
 };
+
+/// Whether a problem fits spec (R, S): rows within the tier, strides that hold a row, the
+/// pointers the stage uses.
+template <int R, stage S>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R) return false;
+  const std::size_t flat = std::size_t(n_streams) * std::size_t(p.n_embd > 0 ? p.n_embd : 0);
+  const bool split_ok = p.split != nullptr && p.split_stride >= std::size_t(n_split);
+  const bool state_ok = p.n_embd >= 1 && p.h != nullptr && p.h_stride >= flat;
+  const bool x_ok = p.x != nullptr && p.x_stride >= std::size_t(p.n_embd);
+  const auto mix_ok = [&](int count) {
+    return p.mix != nullptr && p.mix_stride >= std::size_t(count) && p.scale != nullptr && p.base != nullptr;
+  };
+  if constexpr (S == stage::split) return mix_ok(n_split) && split_ok;
+  if constexpr (S == stage::weighted_sum) return split_ok && state_ok && x_ok;
+  if constexpr (S == stage::post)
+    return split_ok && state_ok && p.f != nullptr && p.f_stride >= std::size_t(p.n_embd) && p.h_new != nullptr &&
+           p.h_new_stride >= flat;
+  return mix_ok(n_head_mix) && state_ok && x_ok;
+}
 
 }  // namespace ordo::ops::hc

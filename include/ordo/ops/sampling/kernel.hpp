@@ -1,28 +1,49 @@
-/// The sampling GPU kernels, one CTA of 256 threads per live row.
-/// greedy: each thread scans its share of the vocabulary, the warps merge by an xor butterfly of
-/// (logit, id) pairs, and thread 0 merges the 8 warp bests from shared memory. Exact in any tree:
-/// ranks_before is a total order.
-/// sample: every thread runs sample_row (body.hpp) with a reducer in which thread c computes chunk
-/// c into shared memory; every thread then folds the same 256 values in the same order, so the
-/// whole CTA takes the same branches and thread 0 writes the token the CPU executor writes.
+/// The sampling kernel of spec (R, M) for the generic GPU entry and CPU executor. Work item = one
+/// row (lanes = 1): the row's workers or chunks depend on one another (a merge of bests, chunk
+/// sums every thread folds), so the CPU executor visits them inside the work item.
+/// greedy — CPU: the GPU's 256 workers per row run one after another and their bests merge in
+/// worker order; GPU: one CTA of 256 threads per live row, each thread scans its share of the
+/// vocabulary, the warps merge by an xor butterfly of (logit, id) pairs and thread 0 merges the 8
+/// warp bests from shared memory. Any merge order gives the same token: ranks_before is a strict
+/// total order.
+/// sample — sample_row (body.hpp) with a reducer that runs the chunks one after another (CPU) or
+/// gives thread c chunk c in shared memory (GPU); every thread then folds the same 256 values in
+/// the same order, so the whole CTA takes the same branches and thread 0 writes the token the CPU
+/// executor writes.
 #pragma once
-#include <vector>
+#include <cstddef>
+#include <cstdint>
 
-#include "ordo/gpu/device_api.hpp"
+#include "ordo/ops/sampling/body.hpp"
+#include "ordo/ops/sampling/problem.hpp"
+#if defined(ORDO_DEVICE_PASS)
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/numeric/conversions.hpp"
-#include "ordo/ops/sampling/body.hpp"
-#include "ordo/ops/sampling/cpu.hpp"
-#include "ordo/ops/sampling/sampling.hpp"
+#endif
 
 namespace ordo::ops::sampling {
 
-template <int R, mode M>
-constexpr bool can_run(const problem& p) {
-  return valid<R, M>(p);
-}
+inline constexpr int workers_per_row = 256;
+static_assert(workers_per_row == chunks_per_row, "the GPU kernel gives each thread one chunk");
 
-#if defined(ORDO_GPU)
+/// sample_row's Reducer on the host: every chunk in turn (ORDO_HD only because GPU TUs compile the
+/// CPU executor too, and sample_row is ORDO_HD).
+struct sequential_chunks {
+  float floats_[chunks_per_row];
+  int ints_[chunks_per_row];
+  template <class Fn>
+  ORDO_HD const float* floats(Fn fn) {
+    for (int c = 0; c < chunks_per_row; ++c) floats_[c] = fn(c);
+    return floats_;
+  }
+  template <class Fn>
+  ORDO_HD const int* ints(Fn fn) {
+    for (int c = 0; c < chunks_per_row; ++c) ints_[c] = fn(c);
+    return ints_;
+  }
+};
+
+#if defined(ORDO_DEVICE_PASS)
 /// sample_row's Reducer on the device: thread c evaluates chunk c; the barriers before and after
 /// make the previous array dead and the new one visible to the whole CTA.
 struct cta_chunks {
@@ -39,73 +60,80 @@ struct cta_chunks {
   }
   template <class T, class Fn>
   ORDO_HD const T* fill(T* chunk_values, Fn fn) {
-#if defined(ORDO_DEVICE_PASS)
     __syncthreads();
     chunk_values[thread] = fn(thread);
     __syncthreads();
-#endif
     return chunk_values;
   }
 };
+#endif
 
 template <int R, mode M>
-ORDO_GLOBAL void __launch_bounds__(workers_per_row) sampling_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  if constexpr (M == mode::sample) {
-    __shared__ float chunk_floats[chunks_per_row];
-    __shared__ int chunk_ints[chunks_per_row];
-    const int i = int(blockIdx.x);
-    cta_chunks red{chunk_floats, chunk_ints, int(threadIdx.x)};
-    const int token = sample_row(p.logits + std::size_t(i) * p.logit_stride, p.n_vocab, p.sampler, p.positions[i], red);
-    if (threadIdx.x == 0) p.tokens[i] = token;
-    return;
-  }
-  constexpr int warps = workers_per_row / 32;
-  __shared__ float warp_logit[warps];
-  __shared__ int warp_id[warps];
-  const int i = int(blockIdx.x), t = int(threadIdx.x), lane = t % 32;
-  candidate best = worker_best(p, i, t, workers_per_row);
-#pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    // The id travels as the bits of a float: a shuffle moves registers, it does not round.
-    const candidate other{gpu::shfl_xor(best.logit, offset),
-                          int(numeric::detail::bits_of(gpu::shfl_xor(numeric::detail::float_of(std::uint32_t(best.id)), offset)))};
-    if (ranks_before(other, best)) best = other;
-  }
-  if (lane == 0) warp_logit[t / 32] = best.logit, warp_id[t / 32] = best.id;
-  __syncthreads();
-  if (t == 0) {
-    candidate row_best{warp_logit[0], warp_id[0]};
-    for (int w = 1; w < warps; ++w) {
-      const candidate c{warp_logit[w], warp_id[w]};
-      if (ranks_before(c, row_best)) row_best = c;
+struct kernel {
+  using problem = sampling::problem;
+  static constexpr bool can_run(const problem& p) { return fits<R, M>(p); }
+
+  // ---- CPU executor: work item = row; the workers (greedy) or chunks (sample) inside it
+  static constexpr int lanes = 1;
+  struct lane_state {};
+  static long work_items(const problem& p) { return p.rows; }
+  static void lane_phase(const problem& p, long row, int, lane_state&) {
+    const int i = int(row);
+    if constexpr (M == mode::sample) {
+      sequential_chunks red;
+      p.tokens[i] = sample_row(p.logits + std::size_t(i) * p.logit_stride, p.n_vocab, p.sampler, p.positions[i], red);
+    } else {
+      candidate best{0.0f, -1};
+      for (int t = 0; t < workers_per_row; ++t) {
+        const candidate c = worker_best(p, i, t, workers_per_row);
+        if (ranks_before(c, best)) best = c;
+      }
+      p.tokens[i] = best.id;
     }
-    p.tokens[i] = row_best.id;
   }
-#else
-  (void)p;
+  static void finish(const problem&, long, const lane_state (&)[lanes]) {}
+
+  // ---- GPU entry: one CTA of 256 threads per live row
+  static constexpr int threads = workers_per_row;
+  static constexpr int warps = workers_per_row / 32;
+  // sample: the chunk floats, then the chunk ints; greedy: the warp bests' logits, then their ids
+  static constexpr std::size_t shared_bytes = M == mode::sample ? chunks_per_row * (sizeof(float) + sizeof(int))
+                                                                : warps * (sizeof(float) + sizeof(int));
+  static unsigned grid(const problem& p) { return unsigned(p.rows); }
+#if defined(ORDO_DEVICE_PASS)
+  ORDO_DEVICE static void run_cta(const problem& p, std::byte* shared) {
+    const int i = int(blockIdx.x), t = int(threadIdx.x);
+    if constexpr (M == mode::sample) {
+      float* chunk_floats = reinterpret_cast<float*>(shared);
+      int* chunk_ints = reinterpret_cast<int*>(shared + chunks_per_row * sizeof(float));
+      cta_chunks red{chunk_floats, chunk_ints, t};
+      const int token = sample_row(p.logits + std::size_t(i) * p.logit_stride, p.n_vocab, p.sampler, p.positions[i], red);
+      if (t == 0) p.tokens[i] = token;
+    } else {
+      float* warp_logit = reinterpret_cast<float*>(shared);
+      int* warp_id = reinterpret_cast<int*>(shared + warps * sizeof(float));
+      const int lane = t % 32;
+      candidate best = worker_best(p, i, t, workers_per_row);
+#pragma unroll
+      for (int offset = 16; offset >= 1; offset /= 2) {
+        // The id travels as the bits of a float: a shuffle moves registers, it does not round.
+        const candidate other{gpu::shfl_xor(best.logit, offset),
+                              int(numeric::detail::bits_of(gpu::shfl_xor(numeric::detail::float_of(std::uint32_t(best.id)), offset)))};
+        if (ranks_before(other, best)) best = other;
+      }
+      if (lane == 0) warp_logit[t / 32] = best.logit, warp_id[t / 32] = best.id;
+      __syncthreads();
+      if (t == 0) {
+        candidate row_best{warp_logit[0], warp_id[0]};
+        for (int w = 1; w < warps; ++w) {
+          const candidate c{warp_logit[w], warp_id[w]};
+          if (ranks_before(c, row_best)) row_best = c;
+        }
+        p.tokens[i] = row_best.id;
+      }
+    }
+  }
 #endif
-}
-
-template <int R, mode M>
-void launch_gpu(const problem& p, gpu::stream_t stream) {
-  sampling_kernel<R, M><<<unsigned(p.rows), workers_per_row, 0, gpu::native(stream)>>>(p);  // p.positions: device memory
-  ORDO_GPU_CHECK_LAUNCH();
-}
-
-using launcher = void (*)(const problem&, gpu::stream_t);
-
-/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
-/// Provisional, like entries.hpp: kernels/sampling.cpp takes these addresses so the kernels become
-/// object code; the generic registry of DESIGN §3a replaces both.
-inline std::vector<launcher> gpu_launchers() {
-  std::vector<launcher> v;
-  op::for_each_spec([&]<int R, mode M>() { v.push_back(&launch_gpu<R, M>); });
-  return v;
-}
-
-/// gpu_launchers() built once, defined in kernels/sampling.cpp (GPU builds only).
-const std::vector<launcher>& gpu_launcher_table();
-#endif
+};
 
 }  // namespace ordo::ops::sampling

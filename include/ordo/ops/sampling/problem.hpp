@@ -25,7 +25,8 @@ namespace ordo::ops::sampling {
 /// How a row's token is chosen.
 enum class mode { greedy, sample };
 
-constexpr std::string_view name_of(mode m) { return m == mode::greedy ? "greedy" : "sample"; }
+/// The mode's name trait (spec/axis_name.hpp finds it by ADL).
+constexpr std::string_view ordo_name(mode m) { return m == mode::greedy ? "greedy" : "sample"; }
 
 /// The sampler's settings, shared by every row of a pass (mode sample only).
 struct settings {
@@ -45,5 +46,19 @@ struct problem {
   settings sampler{};        // mode sample only
   const std::uint64_t* positions = nullptr;  // [rows] each row's token position (mode sample only)
 };
+
+/// The settings mode sample accepts (above): NaN and infinities are refused, not guessed.
+constexpr bool valid(const settings& s) {
+  const bool t_ok = s.temperature == s.temperature && s.temperature < 3.4e38f && s.temperature > -3.4e38f;
+  return t_ok && s.top_k >= 0 && s.top_p > 0.0f && s.top_p <= 1.0f && s.min_p >= 0.0f && s.min_p <= 1.0f;
+}
+
+/// Whether a problem fits spec (R, M): rows within the tier, a stride that holds a row, somewhere
+/// to write; mode sample also needs each row's position and valid settings.
+template <int R, mode M>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.n_vocab < 1 || p.logit_stride < std::size_t(p.n_vocab) || !p.tokens) return false;
+  return M == mode::greedy || (p.positions && valid(p.sampler));
+}
 
 }  // namespace ordo::ops::sampling

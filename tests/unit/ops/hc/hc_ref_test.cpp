@@ -8,14 +8,24 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hc_harness.hpp"
+#include "harness.hpp"
 #include "ordo/ref/basic.hpp"
 #include "ordo/ref/hc.hpp"
 
 namespace {
 
-using namespace ordo::test::hc;
-constexpr double u = ordo::test::unit_roundoff;
+using H = ordo::test::harness<ordo::ops::hc::op>;
+using ordo::ops::hc::stage;
+
+/// The float rows of a tier-4 run of spec `name` on pool rows 0..3 (the CPU executor).
+std::vector<std::vector<float>> run4(const char* name, const H::data& c) {
+  const auto r = H::run(ordo::test::cpu_backend(), ordo::registry::find<ordo::ops::hc::op>(name), c, {0, 1, 2, 3}, H::tight_layout());
+  std::vector<std::vector<float>> slots;
+  for (const auto& b : r.rows) slots.push_back(H::floats_of(b));
+  return slots;
+}
+
+constexpr double u = 0x1p-24;  // the unit roundoff of float32
 constexpr int n_embd = 4096, rows = 4;
 const ordo::ref::config cfg;
 
@@ -56,14 +66,13 @@ double check_collapse(const std::vector<float>& got, const std::vector<float>& h
 }
 
 TEST(HcRef, SplitAgreesWithReferenceWithinDerivedBound) {
-  const auto& e = ordo::ops::hc::find_entry(rows, stage::split);
   double worst_gate = 0, worst_comb = 0;
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    const auto c = make_case(8, rows, 0x5b00 + seed);
-    const auto got = run(e, c, {0, 1, 2, 3});
+    const auto c = H::make(8, rows, 0x5b00 + seed);
+    const auto got = run4("hc.r4.split", c);
     for (int i = 0; i < rows; ++i) {
       const auto& mix = c.mixes[std::size_t(i)];
-      const auto& s = got.split[std::size_t(i)];
+      const auto& s = got[std::size_t(i)];
       const auto z = [&](int m, int k) { return double(mix[std::size_t(m)]) * c.scale[std::size_t(k)] + c.base[std::size_t(m)]; };
       for (int a = 0; a < 4; ++a) {
         const double pre = ordo::ref::sigmoid(z(a, 0)) + cfg.hc_eps, post = 2 * ordo::ref::sigmoid(z(4 + a, 1));
@@ -96,22 +105,20 @@ TEST(HcRef, SplitAgreesWithReferenceWithinDerivedBound) {
 }
 
 TEST(HcRef, WeightedSumAgreesWithReferenceWithinDerivedBound) {
-  const auto& e = ordo::ops::hc::find_entry(rows, stage::weighted_sum);
-  const auto c = make_case(n_embd, rows, 0x3a5e);
-  const auto got = run(e, c, {0, 1, 2, 3});
+  const auto c = H::make(n_embd, rows, 0x3a5e);
+  const auto got = run4("hc.r4.weighted_sum", c);
   double worst = 0;
   for (int i = 0; i < rows; ++i) {
     double w[4], dw[4] = {0, 0, 0, 0};
     for (int a = 0; a < 4; ++a) w[a] = c.splits[std::size_t(i)][std::size_t(a)];
-    worst = std::max(worst, check_collapse(got.x[std::size_t(i)], c.states[std::size_t(i)], w, dw));
+    worst = std::max(worst, check_collapse(got[std::size_t(i)], c.states[std::size_t(i)], w, dw));
   }
   std::printf("hc weighted_sum: worst error / bound %.3g\n", worst);
 }
 
 TEST(HcRef, CollapseAgreesWithReferenceWithinDerivedBound) {
-  const auto& e = ordo::ops::hc::find_entry(rows, stage::collapse);
-  const auto c = make_case(n_embd, rows, 0x4ead);
-  const auto got = run(e, c, {0, 1, 2, 3});
+  const auto c = H::make(n_embd, rows, 0x4ead);
+  const auto got = run4("hc.r4.collapse", c);
   double worst = 0;
   for (int i = 0; i < rows; ++i) {
     const auto& mix = c.mixes[std::size_t(i)];
@@ -120,15 +127,14 @@ TEST(HcRef, CollapseAgreesWithReferenceWithinDerivedBound) {
       w[a] = ordo::ref::sigmoid(double(mix[std::size_t(a)]) * c.scale[0] + c.base[std::size_t(a)]) + cfg.hc_eps;
       dw[a] = delta_z(mix[std::size_t(a)], c.scale[0], c.base[std::size_t(a)]) / 4 + 3 * u * w[a];
     }
-    worst = std::max(worst, check_collapse(got.x[std::size_t(i)], c.states[std::size_t(i)], w, dw));
+    worst = std::max(worst, check_collapse(got[std::size_t(i)], c.states[std::size_t(i)], w, dw));
   }
   std::printf("hc collapse: worst error / bound %.3g\n", worst);
 }
 
 TEST(HcRef, PostAgreesWithReferenceWithinDerivedBound) {
-  const auto& e = ordo::ops::hc::find_entry(rows, stage::post);
-  const auto c = make_case(n_embd, rows, 0x9057);
-  const auto got = run(e, c, {0, 1, 2, 3});
+  const auto c = H::make(n_embd, rows, 0x9057);
+  const auto got = run4("hc.r4.post", c);
   double worst = 0;
   for (int i = 0; i < rows; ++i) {
     const auto& h = c.states[std::size_t(i)];
@@ -151,7 +157,7 @@ TEST(HcRef, PostAgreesWithReferenceWithinDerivedBound) {
         double mag = std::fabs(split.post[a] * f[j]);
         for (int b = 0; b < 4; ++b) mag += std::fabs(split.comb(a, b) * old(b, j));
         const double bound = 6 * u * mag;
-        const double err = std::fabs(double(got.h_new[std::size_t(i)][std::size_t(a) * n_embd + std::size_t(j)]) - want(a, j));
+        const double err = std::fabs(double(got[std::size_t(i)][std::size_t(a) * n_embd + std::size_t(j)]) - want(a, j));
         ASSERT_LE(err, bound) << "row " << i << " stream " << a << " element " << j;
         worst = std::max(worst, err / bound);
       }

@@ -4,7 +4,8 @@
 
 #include "eval/eval.hpp"
 #include "op_test_inputs.hpp"
-#include "ordo/ops/sampling/entries.hpp"
+#include "ordo/ops/sampling/sampling.hpp"
+#include "ordo/registry/table.hpp"
 
 namespace {
 
@@ -23,7 +24,7 @@ TEST(SamplingArgmax, AgreesWithEvalArgmaxAtFullVocabulary) {
     z.insert(z.end(), row.begin(), row.end());
   }
   std::vector<std::int32_t> tokens(rows);
-  find_entry(rows, mode::greedy).run(problem{z.data(), n_vocab, tokens.data(), n_vocab, rows});
+  ordo::registry::find<op>("sampling.r16.greedy").run_cpu(problem{z.data(), n_vocab, tokens.data(), n_vocab, rows});
   for (int i = 0; i < rows; ++i)
     EXPECT_EQ(tokens[std::size_t(i)], ordo::eval::argmax({z.data() + std::size_t(i) * n_vocab, std::size_t(n_vocab)})) << i;
 }

@@ -1,8 +1,11 @@
 // Mutation checks of mode sample, each built as its own target with one ORDO_MUTANT_SAMPLING_*
 // macro (CMakeLists.txt): the check aimed at the mutant must catch it. A build without a mutant
-// macro is an error, so a target cannot silently test the real sampler here.
+// macro is an error, so a target cannot silently test the real sampler here. The registry
+// entries' CPU executor is compiled in this TU (registry/instantiate.hpp defines it), so the
+// entries run the mutated body; the target does not link ordo_kernels' unmutated copy.
 #include <gtest/gtest.h>
 
+#include "ordo/registry/instantiate.hpp"
 #include "sampling_checks.hpp"
 
 namespace {

@@ -17,30 +17,30 @@ namespace {
 
 using namespace ordo::test;
 using namespace ordo::test::sampling;
-using ordo::ops::sampling::find_entry;
 
 TEST(SamplingSample, FullTierAtDs4VocabularyEqualsRowsAloneAndReplay) {
   constexpr int n_vocab = 129280;
   // The full tier 16 with top-p and min-p (~50 passes per row), tier 4 with top-k.
   for (const auto& [tier, s] : {std::pair{16, settings{1.0f, 0, 0.9f, 0.02f, 7}}, std::pair{4, settings{0.7f, 50, 1.0f, 0.0f, 8}}}) {
-    sampling_case c = make_case(n_vocab, tier, 2026 + s.seed, mode::sample);
+    sampling_case c = H::make(n_vocab, tier, 2026 + s.seed, mode::sample);
     c.sampler = s;
     std::vector<int> rows(tier);
     std::iota(rows.begin(), rows.end(), 0);
-    const auto many = run(find_entry(tier, mode::sample), c, rows);
-    ASSERT_TRUE(many.padding_intact);
+    const auto run = H::run(cpu_backend(), entry_of(tier, mode::sample), c, rows, H::tight_layout());
+    ASSERT_TRUE(run.padding_intact);
+    const auto many = H::tokens(run);
     for (int r = 0; r < tier; ++r) {
-      EXPECT_EQ(many.tokens[std::size_t(r)], run(find_entry(1, mode::sample), c, {r}).tokens[0]) << "row " << r;
-      EXPECT_EQ(many.tokens[std::size_t(r)], replay_token(mode::sample, c, r)) << "row " << r;
+      EXPECT_EQ(many[std::size_t(r)], tokens_of(entry_of(1, mode::sample), c, {r})[0]) << "row " << r;
+      EXPECT_EQ(many[std::size_t(r)], H::replay_token(mode::sample, c, r)) << "row " << r;
     }
   }
 }
 
 TEST(SamplingSample, TemperatureZeroIsGreedy) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    sampling_case c = make_case(int(seed * 97 % 3000) + 1, 4, seed, mode::sample);
+    sampling_case c = H::make(int(seed * 97 % 3000) + 1, 4, seed, mode::sample);
     c.sampler.temperature = seed % 2 ? 0.0f : -1.0f;
-    EXPECT_EQ(run(find_entry(4, mode::sample), c, {0, 1, 2, 3}).tokens, run(find_entry(4, mode::greedy), c, {0, 1, 2, 3}).tokens);
+    EXPECT_EQ(tokens_of(entry_of(4, mode::sample), c, {0, 1, 2, 3}), tokens_of(entry_of(4, mode::greedy), c, {0, 1, 2, 3}));
   }
 }
 
@@ -74,11 +74,11 @@ TEST(SamplingSample, DrawLiesInTheDoublePrecisionIntervalOfItsToken) {
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     ordo::quant::splitmix64 rng{seed};
     const int n = 1 + int(rng() % 5000);
-    sampling_case c{n, {make_row(n, rng() % 2 ? row_kind::soft : row_kind::soft_ties, rng)}, make_settings(rng), {rng()}};
+    sampling_case c{n, {H::make_row(n, rng() % 2 ? row_kind::soft : row_kind::soft_ties, rng)}, H::make_settings(rng), {rng()}};
     if (!(c.sampler.temperature > 0)) c.sampler.temperature = 1.0f;
     const auto& z = c.pool[0];
     if (!std::isfinite(z[std::size_t(ordo::ops::sampling::replay::argmax(z.data(), n))])) continue;
-    const int token = run(find_entry(1, mode::sample), c, {0}).tokens[0];
+    const int token = tokens_of(entry_of(1, mode::sample), c, {0})[0];
     ++draws;
     const auto q = double_weights(z, c.sampler);
     const auto w = ordo::ops::sampling::replay::kept_weights(z.data(), n, c.sampler,
@@ -113,14 +113,14 @@ TEST(SamplingSample, DrawLiesInTheDoublePrecisionIntervalOfItsToken) {
 TEST(SamplingSample, DrawsOverPositionsFollowTheDoublePrecisionProbabilities) {
   constexpr int n = 64, draws = 12000;
   ordo::quant::splitmix64 rng{4242};
-  sampling_case c{n, {make_row(n, row_kind::soft, rng)}, settings{3.0f, 40, 0.97f, 0.05f, 0x5eed}, {0}};
+  sampling_case c{n, {H::make_row(n, row_kind::soft, rng)}, settings{3.0f, 40, 0.97f, 0.05f, 0x5eed}, {0}};
   const auto q = double_weights(c.pool[0], c.sampler);
   const double q_total = std::accumulate(q.begin(), q.end(), 0.0);
   std::vector<int> count(n, 0);
-  const auto& e = find_entry(1, mode::sample);
+  const auto& e = entry_of(1, mode::sample);
   for (int d = 0; d < draws; ++d) {
     c.positions[0] = std::uint64_t(d);
-    ++count[std::size_t(run(e, c, {0}).tokens[0])];
+    ++count[std::size_t(tokens_of(e, c, {0})[0])];
   }
   double chi2 = 0;
   int kept = 0;

@@ -125,7 +125,8 @@ struct harness<ops::indexer::op> {
       n_visible[std::size_t(s)] = d.n_visible[id];
     }
     std::vector<std::int32_t> selected(tier_rows * ss, id_sentinel), n_selected(tier_rows, id_sentinel);
-    std::vector<std::uint32_t> scores(tier_rows * cs, out_sentinel);
+    // One guard score past the last row: an empty key table still gets a (non-null) score buffer.
+    std::vector<std::uint32_t> scores(tier_rows * cs + 1, out_sentinel);
     std::vector<float> q_fp4(tier_rows * width, nan);
     op::problem p{q.data(), qs, w.data(), ws, d.weight_scale, keys.data(), ks, n_keys, n_visible.data(), d.top_k,
                   selected.data(), ss, n_selected.data(), reinterpret_cast<float*>(scores.data()), cs, q_fp4.data(), nullptr, 0,
@@ -153,7 +154,7 @@ struct harness<ops::indexer::op> {
       for (std::size_t j = live ? std::size_t(n_visible[s]) : 0; j < cs; ++j) r.padding_intact &= scores[s * cs + j] == out_sentinel;
       if (!live) r.padding_intact &= n_selected[s] == id_sentinel;
     }
-    r.padding_intact &= survivors.back() == survivor_guard;
+    r.padding_intact &= survivors.back() == survivor_guard && scores.back() == out_sentinel;
     return r;
   }
 
@@ -261,7 +262,7 @@ struct harness<ops::indexer::op> {
     q.n_visible = reinterpret_cast<const std::int32_t*>(m.in(p.n_visible, 4 * rows));
     q.selected = reinterpret_cast<std::int32_t*>(m.inout(p.selected, 4 * rows * p.sel_stride));
     q.n_selected = reinterpret_cast<std::int32_t*>(m.inout(p.n_selected, 4 * rows));
-    q.scores = reinterpret_cast<float*>(m.inout(p.scores, 4 * rows * p.score_stride));
+    q.scores = reinterpret_cast<float*>(m.inout(p.scores, 4 * (rows * p.score_stride + 1)));
     q.q_fp4 = reinterpret_cast<float*>(m.inout(p.q_fp4, 4 * rows * width));
     // The survivor workspace has one guard entry past the last row.
     q.survivors = reinterpret_cast<std::int32_t*>(m.inout(p.survivors, 4 * (rows * p.survivor_stride + 1)));

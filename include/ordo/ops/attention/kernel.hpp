@@ -116,7 +116,7 @@ struct kernel {
   static constexpr int threads = warps_per_cta * 32;
   static constexpr std::size_t shared_bytes = 0;
   static constexpr int phases = S == schedule::whole ? 1 : 3;
-  static unsigned head_ctas(const problem& p) { return unsigned((p.n_heads + warps_per_cta - 1) / warps_per_cta); }
+  ORDO_HD static unsigned head_ctas(const problem& p) { return unsigned((p.n_heads + warps_per_cta - 1) / warps_per_cta); }
   /// CTAs of a pass: (head group, row) for the whole pass and the combine, × every chunk of the
   /// longest list for the split's chunk passes.
   static unsigned grid(const problem& p, int phase) {

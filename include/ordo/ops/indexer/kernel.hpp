@@ -143,7 +143,7 @@ struct kernel {
   static constexpr int threads = warps_per_cta * 32;
   static constexpr std::size_t shared_bytes = 0;
   static constexpr int phases = S == selector::flat ? 3 : 4;
-  static unsigned blocks_of(const problem& p) { return unsigned((p.n_keys + hierarchical_block - 1) / hierarchical_block); }
+  ORDO_HD static unsigned blocks_of(const problem& p) { return unsigned((p.n_keys + hierarchical_block - 1) / hierarchical_block); }
   static unsigned grid(const problem& p, int phase) {
     const unsigned rows = unsigned(p.rows), warps = unsigned(warps_per_cta);
     switch (phase) {

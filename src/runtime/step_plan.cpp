@@ -4,9 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "ordo/ops/attention/entries.hpp"
 #include "ordo/ops/compressor/entries.hpp"
-#include "ordo/ops/indexer/entries.hpp"
 #include "ordo/quant/formats.hpp"
 
 namespace ordo::runtime {
@@ -98,11 +96,10 @@ void resolve_compressor(family_entries& f, int tier, std::string_view order) {
   f.emit_ratio128 = provisional<ops::compressor::emit_problem>(ops::compressor::find_emit(ratio::r128, order));
 }
 void resolve_indexer(family_entries& f, int tier) {
-  f.indexer = provisional<ops::indexer::problem>(ops::indexer::find_entry(tier, ops::indexer::selector::flat));
+  f.indexer = &registry::find_axes<ops::indexer::op>(tier_name(tier), ops::indexer::op::shipped_order::name, "flat");
 }
 void resolve_attention(family_entries& f, int tier) {
-  using namespace ops::attention;
-  f.attention = provisional<problem>(find_entry(tier, "kv64", visibility::general, schedule::whole));
+  f.attention = &registry::find_axes<ops::attention::op>(tier_name(tier), "kv64", "general", "whole");
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 /// the drivers do not compile without it). README "Checking a kernel variant" lists what a family touches.
 #pragma once
 #include "ordo/meta/type_list.hpp"
+#include "ordo/ops/attention/attention.hpp"
 #include "ordo/ops/hc/hc.hpp"
+#include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/kv_store/kv_store.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
@@ -22,7 +24,9 @@ using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::router::op,
                                ops::sampling::op,
                                ops::hc::op,
-                               ops::kv_store::op>;
+                               ops::kv_store::op,
+                               ops::attention::op,
+                               ops::indexer::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

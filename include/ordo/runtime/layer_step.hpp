@@ -311,7 +311,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   if (any_selects) {  // C9, C13, C14
     compressor_state& is = *st.indexer();
     for (int i = 0; i < n; ++i) sc.n_visible[i] = static_cast<int32_t>(n_comp(f0 + i));
-    ex.run(fam.indexer,
+    ex.run(*fam.indexer,
            ops::indexer::problem{iq.data, iq.stride, iw.data, iw.stride, static_cast<float>(1.0 / std::sqrt(double(id) * ih)),
                                  is.rows_base(), is.layout().rows.stride / sizeof(float), static_cast<int>(comp_rows),
                                  sc.n_visible.data(), top_k, idx_top, top_stride, sc.n_selected.data(), idx_scores.data,
@@ -338,7 +338,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     max_listed = std::max(max_listed, k);
   }
   const f32_rows heads = f32_of(ws, stage::heads);
-  ex.run(fam.attention, ops::attention::problem{q.data, q.stride, sc.kv_table.data(), std::size_t(hd),
+  ex.run(*fam.attention, ops::attention::problem{q.data, q.stride, sc.kv_table.data(), std::size_t(hd),
                                                 static_cast<int>(n_raw + comp_rows), sc.gather.data(), sc.gather_stride,
                                                 sc.n_listed.data(), max_listed, vec(ds4_role::attn_sinks),
                                                 static_cast<float>(1.0 / std::sqrt(double(hd))), heads.data, heads.stride,

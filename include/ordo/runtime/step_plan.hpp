@@ -8,8 +8,8 @@
 /// families have registry tables; `require_complete()` refuses to run a step with any pending.
 ///
 /// `families` holds the entries of the non-matmul calls, resolved once per tier in ONE function
-/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router, hc and kv_store through
-/// registry::find; compressor, indexer and attention through their provisional
+/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router, hc, kv_store, indexer
+/// and attention through registry::find; compressor through its provisional
 /// `entries.hpp` lists until their ports onto the machinery land (only those functions change
 /// then). The routed experts run, until the moe family lands, as per-expert qmv entries at tier 1
 /// (`block_plan::experts`, E1 makes their bits those of any tier) — see layer_step.hpp.
@@ -96,9 +96,9 @@ struct family_entries {
   provisional_entry<ops::compressor::store_problem> store_ratio4, store_ratio128;
   provisional_entry<ops::compressor::emit_problem> emit_ratio4, emit_ratio128;
   // indexer (C9, C13, C14): flat selector (the hierarchical one selects the same rows).
-  provisional_entry<ops::indexer::problem> indexer;
+  const registry::entry<ops::indexer::op>* indexer = nullptr;
   // attention (W1, H5, C15): the shipped chunked order, general visibility, whole schedule.
-  provisional_entry<ops::attention::problem> attention;
+  const registry::entry<ops::attention::op>* attention = nullptr;
 };
 
 struct step_plan {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <iterator>
 #include <vector>
 
 #include "../../property/compressor/compressor_harness.hpp"
@@ -54,6 +55,12 @@ inline std::string at(const std::string& spec, const std::string& params, const 
 // ---- compressor.
 constexpr int compressor_slack = 16;  // the largest store tier
 inline constexpr int compressor_dims[] = {512, 96};
+/// The widths of an emit spec's sweep: the attention dims, or (indexer rows: a power of two for
+/// the Hadamard, at least the 64 RoPE dims) DS4's indexer_dim 128 and 64.
+inline std::vector<int> compressor_dims_of(const ops::compressor::emit_entry& e) {
+  if (e.rows == ops::compressor::emitted::indexer) return {128, 64};
+  return {std::begin(compressor_dims), std::end(compressor_dims)};
+}
 
 /// Every store spec: one pass into a fresh ring with NaN stride padding, at an early position and
 /// at one whose pass wraps the ring; the whole rings (padding, other slots) compared as bytes.
@@ -88,7 +95,7 @@ inline int compressor_positions(compressor::ratio g) { return g == compressor::r
 inline sweep_result compressor_emit_sweep(const compressor::emit_runner& under_test) {
   sweep_result r;
   for (const auto& e : ops::compressor::emit_entries())
-    for (const int d : compressor_dims) {
+    for (const int d : compressor_dims_of(e)) {
       const auto c = compressor::make_case(e.geometry, d, compressor_positions(e.geometry), std::uint64_t(r.runs + 1));
       compressor::ring g(compressor::ring_rows_for(e.geometry, compressor_slack), c.width(), 3);
       const auto& store = ops::compressor::find_store(1, e.geometry);
@@ -127,7 +134,7 @@ inline sweep_result compressor_sequence_sweep(const std::vector<ops::compressor:
   sweep_result r;
   const auto& cpu_emits = ops::compressor::emit_entries();
   for (std::size_t k = 0; k < cpu_emits.size(); ++k)
-    for (const int d : compressor_dims)
+    for (const int d : compressor_dims_of(cpu_emits[k]))
       for (const int pattern : {0, 1, 2}) {
         const auto& e = cpu_emits[k];
         const auto c = compressor::make_case(e.geometry, d, compressor_positions(e.geometry), std::uint64_t(r.runs + 1));

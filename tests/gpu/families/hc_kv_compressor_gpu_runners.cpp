@@ -46,18 +46,18 @@ std::function<void(const ops::compressor::emit_entry&, const ops::compressor::em
 }
 
 namespace {
-template <ops::compressor::ratio Ra, class Order>
+template <ops::compressor::ratio Ra, class Order, ops::compressor::emitted E>
 void emit_on_device(const ops::compressor::emit_problem& p) {
-  compressor_emit(0)(ops::compressor::find_emit(Ra, Order::name), p);
+  compressor_emit(0)(ops::compressor::find_emit(Ra, Order::name, E), p);
 }
 }  // namespace
 
 const std::vector<ops::compressor::emit_entry>& compressor_device_emit_entries() {
   static const std::vector<ops::compressor::emit_entry> all = [] {
     std::vector<ops::compressor::emit_entry> v;
-    ops::compressor::op::for_each_emit_spec([&]<ops::compressor::ratio Ra, class Order>() {
-      auto e = ops::compressor::find_emit(Ra, Order::name);
-      e.run = &emit_on_device<Ra, Order>;
+    ops::compressor::op::for_each_emit_spec([&]<ops::compressor::ratio Ra, class Order, ops::compressor::emitted E>() {
+      auto e = ops::compressor::find_emit(Ra, Order::name, E);
+      e.run = &emit_on_device<Ra, Order, E>;
       v.push_back(e);
     });
     return v;

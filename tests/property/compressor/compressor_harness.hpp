@@ -129,7 +129,7 @@ inline emitted emit_at(const emit_entry& e, const seq_case& c, const ring& g, st
 
 inline std::vector<float> replay_emit(const emit_entry& e, const seq_case& c, const ring& g, std::int64_t p) {
   const auto table = table_for(c.geometry, p);
-  return ops::compressor::replay::emit(c.geometry, e.order, g.view(), p, c.d, c.norm.data(), eps, table.data(), n_rot);
+  return ops::compressor::replay::emit(c.geometry, e.order, g.view(), p, c.d, c.norm.data(), eps, table.data(), n_rot, e.rows);
 }
 
 /// A whole sequence: passes of the given sizes (each at the smallest store tier that holds it),

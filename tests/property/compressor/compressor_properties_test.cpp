@@ -14,6 +14,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "compressor_harness.hpp"
 #include "family_properties.hpp"
@@ -31,9 +32,11 @@ constexpr int slack = 16;  // the largest tier
 
 /// A sequence length that crosses several windows: ratio 4 up to 60 positions, ratio 128 up to
 /// 300 (two full windows and a partial one); d small on most cases to keep the run short.
-seq_case gen_sequence(ratio g) {
+/// Indexer rows take powers of two (the Hadamard) of at least the 64 RoPE dims: DS4's indexer_dim 128, and 64.
+seq_case gen_sequence(ratio g, ordo::ops::compressor::emitted rows = ordo::ops::compressor::emitted::attention) {
   const int positions = g == ratio::r4 ? *rc::gen::inRange(8, 61) : *rc::gen::inRange(256, 301);
-  const int d = *rc::gen::element(512, 128, 96, 64);
+  const int d = rows == ordo::ops::compressor::emitted::indexer ? *rc::gen::element(128, 64)
+                                                                : *rc::gen::element(512, 128, 96, 64);
   return make_case(g, d, positions, *rc::gen::arbitrary<std::uint64_t>());
 }
 
@@ -58,10 +61,30 @@ bool same_sequence(const sequence_result& a, const sequence_result& b) {
 
 TEST(CompressorProperties, SpaceHasEveryTierRatioAndOrder) {
   EXPECT_EQ(store_entries().size(), 9u * 2u);
-  EXPECT_EQ(emit_entries().size(), 4u);
+  EXPECT_EQ(emit_entries().size(), 5u);
   EXPECT_EQ(store_entries().front().name, "compressor.store.r1.ratio4");
-  EXPECT_EQ(emit_entries().back().name, "compressor.emit.ratio128.lb32");
+  EXPECT_EQ(emit_entries()[3].name, "compressor.emit.ratio128.lb32");
+  EXPECT_EQ(emit_entries().back().name, "compressor.emit.ratio4.ls32.indexer");
 }
+
+// The indexer compressor's sequence (C6 store, C12 emission per row): K-row passes == one-row
+// passes, every emitted indexer row and the final ring.
+TEST(CompressorProperties, IndexerRowsChronologicalKRowPassesEqualOneRowPasses) {
+  using ordo::ops::compressor::emitted;
+  std::vector<store_entry> ratio4;
+  for (const auto& e : store_entries())
+    if (e.geometry == ratio::r4) ratio4.push_back(e);
+  check_every_spec(ratio4, "indexer chronological", [](const store_entry& e) {
+    const auto c = gen_sequence(ratio::r4, emitted::indexer);
+    const auto& emit = find_emit(ratio::r4, "ls32", emitted::indexer);
+    const auto rows = ring_rows_for(ratio::r4, slack);
+    const auto batched = run_sequence(emit, c, gen_passes(e.tier, c.positions()), rows);
+    const auto one_by_one = run_sequence(emit, c, std::vector<int>(std::size_t(c.positions()), 1), rows);
+    RC_ASSERT(batched.compressed.size() == std::size_t(c.positions() / 4));
+    RC_ASSERT(same_sequence(batched, one_by_one));
+  });
+}
+
 
 TEST(CompressorProperties, ChronologicalStateKRowPassesEqualOneRowPasses) {
   check_every_spec(store_entries(), "chronological", [](const store_entry& e) {
@@ -137,7 +160,7 @@ std::int64_t gen_emit_position(const seq_case& c) {
 
 TEST(CompressorProperties, EmitP2EqualsIndependentReplay) {
   check_every_spec(emit_entries(), "emit P2", [](const emit_entry& e) {
-    const auto c = gen_sequence(e.geometry);
+    const auto c = gen_sequence(e.geometry, e.rows);
     const auto p = gen_emit_position(c);
     const auto g = filled_ring(c, int(p), ring_rows_for(e.geometry, slack));
     RC_ASSERT(same_bits(emit_at(e, c, g, p).row, replay_emit(e, c, g, p)));
@@ -146,7 +169,7 @@ TEST(CompressorProperties, EmitP2EqualsIndependentReplay) {
 
 TEST(CompressorProperties, EmitP4NothingOutsideTheWindowIsRead) {
   check_every_spec(emit_entries(), "emit P4", [](const emit_entry& e) {
-    const auto c = gen_sequence(e.geometry);
+    const auto c = gen_sequence(e.geometry, e.rows);
     const auto p = gen_emit_position(c);
     const auto rows = ring_rows_for(e.geometry, slack);
     const auto clean = filled_ring(c, int(p), rows);
@@ -180,6 +203,31 @@ TEST(CompressorProperties, EmitP5DifferentOrderChangesBits) {
   std::printf("P5 compressor: ls32 vs lb32 differ on %d of %d emitted rows of 512\n", differing, total);
   EXPECT_GE(double(differing) / total, 0.10);
 }
+
+// An indexer row is the attention emission's pooled, normed, rotated row (the same phases) put
+// through the indexer's Hadamard + FP4 instead of the FP8 step: FP4 values (E2M1 × a power of two
+// per block of 32), and not the attention row.
+TEST(CompressorProperties, IndexerRowsAreFp4BlocksOfTheSamePooledRow) {
+  using ordo::ops::compressor::emitted;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const auto c = make_case(ratio::r4, 128, 16, seed);
+    const auto g = filled_ring(c, 15, ring_rows_for(ratio::r4, slack));
+    const auto idx = emit_at(find_emit(ratio::r4, "ls32", emitted::indexer), c, g, 15).row;
+    const auto attn = emit_at(find_emit(ratio::r4, "ls32"), c, g, 15).row;
+    EXPECT_FALSE(same_bits(idx, attn));
+    for (int b0 = 0; b0 < 128; b0 += 32) {
+      float amax = 0;
+      for (int j = b0; j < b0 + 32; ++j) amax = std::max(amax, std::fabs(idx[std::size_t(j)]));
+      ASSERT_GT(amax, 0.0f);
+      const float scale = std::ldexp(1.0f, std::ilogb(amax) - 2);  // 6·scale' >= amax: the grid's finest step
+      for (int j = b0; j < b0 + 32; ++j) {
+        const float m = std::fabs(idx[std::size_t(j)]) / (scale / 2);  // in units of the finest step 0.5·scale_block
+        EXPECT_EQ(m, std::floor(m)) << "seed " << seed << " dim " << j << ": not on an E2M1 grid";
+      }
+    }
+  }
+}
+
 
 // Mutation check of the chronological state (DESIGN §5): a store that takes the APE row from a
 // position counter advanced once per pass (every row of the pass gets the last row's bias) must

@@ -12,4 +12,5 @@ file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/generated/property_drivers/all_harn
 add_library(ordo_property_drivers INTERFACE)
 target_include_directories(ordo_property_drivers INTERFACE "${PROJECT_SOURCE_DIR}/tests/property/drivers"
                                                            "${PROJECT_BINARY_DIR}/generated/property_drivers")
-target_link_libraries(ordo_property_drivers INTERFACE ordo_headers ordo_kernels rapidcheck)
+# Eigen: the indexer's replay takes its FP4 rounding from include/ordo/ref (ref/rounding.hpp).
+target_link_libraries(ordo_property_drivers INTERFACE ordo_headers ordo_kernels rapidcheck Eigen3::Eigen)

@@ -10,7 +10,8 @@
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/math.hpp"
-#include "ordo/ops/attention/attention.hpp"
+#include "ordo/ops/attention/problem.hpp"
+#include "ordo/order/orders.hpp"
 
 namespace ordo::ops::attention {
 

@@ -1,112 +1,51 @@
-/// The attention GPU kernels (HIP and CUDA from one source): one logical warp per (query row, head)
-/// — and per chunk in the split schedule. z_j is the lanes' partial dots combined by the Order's
-/// xor butterfly (every lane ends with the same z_j, so every lane keeps the same max and den);
-/// lane l owns dims l, l+32, … of acc. The whole kernel walks the chunks in order; the split
-/// schedule is three launches (chunk maxima, chunk sums, the combine in chunk order) through the
-/// workspace. Nothing about the arithmetic depends on R, the grid or the device.
+/// The attention kernel of spec (R, Order, V, S) for the generic GPU entry and CPU executor.
+///
+/// CPU executor: work item = one (query row, head); the 32 logical lanes are visited inside each
+/// logit (their partial dots, then order::combine on host_lanes, the device's butterfly), so
+/// lanes = 1; acc_c holds every dim (lane ownership cannot change an element's sum). The whole
+/// schedule walks the head's chunks in order; the split schedule runs its three phases for the
+/// head through the workspace (its slots belong to one (row, head), so running them per head is
+/// the grid's arithmetic).
+///
+/// GPU: one logical warp per (query row, head) — and per chunk in the split schedule. z_j is the
+/// lanes' partial dots combined by the Order's xor butterfly (every lane ends with the same z_j,
+/// so every lane keeps the same max and den); lane l owns dims l, l+32, … of acc. The whole
+/// schedule is one pass; the split schedule is three dependent passes (chunk maxima, chunk sums,
+/// the combine in chunk order; ops/gpu_entry.hpp's phases). Nothing about the arithmetic depends
+/// on R, the grid or the device.
 #pragma once
+#include <algorithm>
+#include <cstddef>
 #include <vector>
 
-#include "ordo/gpu/device_api.hpp"
-#include "ordo/gpu/intrinsics.hpp"
-#include "ordo/order/combine.hpp"
-#include "ordo/ops/attention/attention.hpp"
 #include "ordo/ops/attention/body.hpp"
+#include "ordo/order/combine.hpp"
+#if defined(ORDO_DEVICE_PASS)
+#include "ordo/gpu/intrinsics.hpp"
+#endif
 
 namespace ordo::ops::attention {
 
-/// Whether spec (R, S) can run p (the launcher checks it; a mismatch is the caller's bug).
-template <int R, schedule S>
-constexpr bool can_run(const problem& p) {
-  return valid<R, S>(p);
-}
-
-#if defined(ORDO_GPU)
-inline constexpr int warps_per_cta = 4;
-inline constexpr int dims_per_lane = max_head_dim / order::lanes;
-
-#if defined(ORDO_DEVICE_PASS)
-/// z_j on the device: this lane's partial dot, the Order's butterfly, ×τ.
+/// z_j on the host: the 32 lanes' partial dots, the butterfly, ×τ.
 template <class Order>
-struct warp_logit {
+struct host_logit {
   const problem& p;
-  int lane;
-  ORDO_DEVICE float operator()(const float* q, const float* row) const {
-    order::warp_lanes v{lane_dot<Order>(q, row, p.head_dim, lane)};
-    order::combine<typename Order::dot_order>(v);
-    return logit(v.v, p.scale);
+  float operator()(const float* q, const float* row) const {
+    order::host_lanes partial{};
+    for (int lane = 0; lane < order::lanes; ++lane) partial.v[lane] = lane_dot<Order>(q, row, p.head_dim, lane);
+    return logit(order::combine<typename Order::dot_order>(partial), p.scale);
   }
 };
 
-/// acc_c += e·row on this lane's dims.
-struct lane_accumulate {
-  float (&acc)[dims_per_lane];
-  int n, lane;
-  ORDO_DEVICE void operator()(float e, const float* row) const { accumulate_lane(acc, e, row, n, lane); }
-};
-
-/// This warp's (row, head), or false when the warp is past the heads (whole warps leave together).
-ORDO_DEVICE ORDO_FORCEINLINE bool warp_head(const problem& p, int& i, int& h, int& lane) {
-  lane = int(threadIdx.x) % order::lanes;
-  h = int(blockIdx.x) * warps_per_cta + int(threadIdx.x) / order::lanes;
-  i = int(blockIdx.y);
-  return h < p.n_heads && i < p.rows;
+/// acc_c[d] = fmaf(e, row[d], acc_c[d]) for every dim.
+inline auto host_accumulate(float* acc, int n) {
+  return [acc, n](float e, const float* row) {
+    for (int d = 0; d < n; ++d) acc[d] = fmaf(e, row[d], acc[d]);
+  };
 }
 
-/// out = acc / den on this lane's dims.
-ORDO_DEVICE ORDO_FORCEINLINE void write_lane(const problem& p, int i, int h, int lane, const float (&acc)[dims_per_lane],
-                                             float den) {
-  float* out = out_head(p, i, h);
-#pragma unroll
-  for (int k = 0; k < dims_per_lane; ++k) {
-    const int d = lane + order::lanes * k;
-    if (d < p.head_dim) out[d] = acc[k] / den;
-  }
-}
-#endif
-
-template <int R, class Order, visibility V>
-ORDO_GLOBAL void __launch_bounds__(warps_per_cta * 32) attention_whole_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  int i, h, lane;
-  if (!warp_head(p, i, h, lane)) return;
-  const warp_logit<Order> z{p, lane};
-  float m = p.sinks[h];
-#pragma unroll 1
-  for (int c = 0; c < row_chunks<Order>(p, i); ++c) m = larger(m, chunk_max<Order, V>(p, i, h, c, z));
-  float den = weight_of(p.sinks[h], m);
-  float acc[dims_per_lane], acc_c[dims_per_lane];
-#pragma unroll
-  for (int k = 0; k < dims_per_lane; ++k) acc[k] = 0.0f;
-#pragma unroll 1
-  for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
-#pragma unroll
-    for (int k = 0; k < dims_per_lane; ++k) acc_c[k] = 0.0f;
-    den = den + chunk_sums<Order, V>(p, i, h, c, m, z, lane_accumulate{acc_c, p.head_dim, lane});
-#pragma unroll
-    for (int k = 0; k < dims_per_lane; ++k) acc[k] = acc[k] + acc_c[k];
-  }
-  write_lane(p, i, h, lane, acc, den);
-#else
-  (void)p;
-#endif
-}
-
-/// Split phase 1: chunk blockIdx.z's max into its slot.
-template <int R, class Order, visibility V>
-ORDO_GLOBAL void __launch_bounds__(warps_per_cta * 32) attention_chunk_max_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  int i, h, lane;
-  const int c = int(blockIdx.z);
-  if (!warp_head(p, i, h, lane) || c >= row_chunks<Order>(p, i)) return;
-  const float m = chunk_max<Order, V>(p, i, h, c, warp_logit<Order>{p, lane});
-  if (lane == 0) workspace_slot<Order>(p, i, h, c)[0] = m;
-#else
-  (void)p;
-#endif
-}
-
-/// The head's max from phase 1's slots: s_h, then chunk 0, 1, … (as the whole kernel takes it).
+/// The head's max from the split workspace's slots: s_h, then chunk 0, 1, … (as the whole
+/// schedule takes it).
 template <class Order>
 ORDO_HD ORDO_FORCEINLINE float gathered_max(const problem& p, int i, int h) {
   float m = p.sinks[h];
@@ -115,90 +54,177 @@ ORDO_HD ORDO_FORCEINLINE float gathered_max(const problem& p, int i, int h) {
   return m;
 }
 
-/// Split phase 2: chunk blockIdx.z's den_c and acc_c into its slot.
-template <int R, class Order, visibility V>
-ORDO_GLOBAL void __launch_bounds__(warps_per_cta * 32) attention_chunk_sums_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  int i, h, lane;
-  const int c = int(blockIdx.z);
-  if (!warp_head(p, i, h, lane) || c >= row_chunks<Order>(p, i)) return;
-  const float m = gathered_max<Order>(p, i, h);
-  float acc_c[dims_per_lane];
-#pragma unroll
-  for (int k = 0; k < dims_per_lane; ++k) acc_c[k] = 0.0f;
-  const float den = chunk_sums<Order, V>(p, i, h, c, m, warp_logit<Order>{p, lane}, lane_accumulate{acc_c, p.head_dim, lane});
-  float* slot = workspace_slot<Order>(p, i, h, c);
-  if (lane == 0) slot[1] = den;
-#pragma unroll
-  for (int k = 0; k < dims_per_lane; ++k) {
-    const int d = lane + order::lanes * k;
-    if (d < p.head_dim) slot[2 + d] = acc_c[k];
-  }
-#else
-  (void)p;
-#endif
-}
+inline constexpr int warps_per_cta = 4;
+inline constexpr int dims_per_lane = max_head_dim / order::lanes;
 
-/// Split phase 3: den and acc over the chunks in chunk order, then the output.
-template <int R, class Order, visibility V>
-ORDO_GLOBAL void __launch_bounds__(warps_per_cta * 32) attention_combine_kernel(problem p) {
+template <int R, class Order, visibility V, schedule S>
+struct kernel {
+  using problem = attention::problem;
+  static constexpr bool can_run(const problem& p) { return fits<R, S>(p); }
+
+  // ---- CPU executor: work item = (row, head), the lanes visited inside each logit
+  static constexpr int lanes = 1;
+  struct lane_state {};
+  static long work_items(const problem& p) { return long(p.rows) * long(p.n_heads); }
+  static void lane_phase(const problem& p, long item, int, lane_state&) {
+    const int i = int(item / p.n_heads), h = int(item % p.n_heads);
+    if constexpr (S == schedule::whole)
+      whole_head(p, i, h);
+    else
+      split_head(p, i, h);
+  }
+  static void finish(const problem&, long, const lane_state (&)[lanes]) {}
+
+  static void whole_head(const problem& p, int i, int h) {
+    const int n = p.head_dim;
+    std::vector<float> acc(static_cast<std::size_t>(n), 0.0f), acc_c(static_cast<std::size_t>(n));
+    float m = p.sinks[h];
+    for (int c = 0; c < row_chunks<Order>(p, i); ++c) m = larger(m, chunk_max<Order, V>(p, i, h, c, host_logit<Order>{p}));
+    float den = weight_of(p.sinks[h], m);
+    for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
+      std::fill(acc_c.begin(), acc_c.end(), 0.0f);
+      den = den + chunk_sums<Order, V>(p, i, h, c, m, host_logit<Order>{p}, host_accumulate(acc_c.data(), n));
+      for (int d = 0; d < n; ++d) acc[std::size_t(d)] = acc[std::size_t(d)] + acc_c[std::size_t(d)];
+    }
+    float* out = out_head(p, i, h);
+    for (int d = 0; d < n; ++d) out[d] = acc[std::size_t(d)] / den;
+  }
+
+  /// The three split phases of one head; chunks past the row's own list are neither written nor read.
+  static void split_head(const problem& p, int i, int h) {
+    const int n = p.head_dim;
+    for (int c = 0; c < row_chunks<Order>(p, i); ++c)
+      workspace_slot<Order>(p, i, h, c)[0] = chunk_max<Order, V>(p, i, h, c, host_logit<Order>{p});
+    for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
+      const float m = gathered_max<Order>(p, i, h);
+      float* slot = workspace_slot<Order>(p, i, h, c);
+      std::fill(slot + 2, slot + 2 + n, 0.0f);
+      slot[1] = chunk_sums<Order, V>(p, i, h, c, m, host_logit<Order>{p}, host_accumulate(slot + 2, n));
+    }
+    float den = weight_of(p.sinks[h], gathered_max<Order>(p, i, h));
+    float* out = out_head(p, i, h);
+    for (int d = 0; d < n; ++d) out[d] = 0.0f;
+    for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
+      const float* slot = workspace_slot<Order>(p, i, h, c);
+      den = den + slot[1];
+      for (int d = 0; d < n; ++d) out[d] = out[d] + slot[2 + d];
+    }
+    for (int d = 0; d < n; ++d) out[d] = out[d] / den;
+  }
+
+  // ---- GPU entry: a warp per (row, head[, chunk]); whole = 1 pass, split = 3 dependent passes
+  static constexpr int threads = warps_per_cta * 32;
+  static constexpr std::size_t shared_bytes = 0;
+  static constexpr int phases = S == schedule::whole ? 1 : 3;
+  ORDO_HD static unsigned head_ctas(const problem& p) { return unsigned((p.n_heads + warps_per_cta - 1) / warps_per_cta); }
+  /// CTAs of a pass: (head group, row) for the whole pass and the combine, × every chunk of the
+  /// longest list for the split's chunk passes.
+  static unsigned grid(const problem& p, int phase) {
+    const unsigned heads = head_ctas(p) * unsigned(p.rows);
+    if (S == schedule::whole || phase == 2) return heads;
+    return heads * unsigned(chunks_of<Order>(p.max_listed));
+  }
+
 #if defined(ORDO_DEVICE_PASS)
-  int i, h, lane;
-  if (!warp_head(p, i, h, lane)) return;
-  float den = weight_of(p.sinks[h], gathered_max<Order>(p, i, h));
-  float acc[dims_per_lane];
-#pragma unroll
-  for (int k = 0; k < dims_per_lane; ++k) acc[k] = 0.0f;
-#pragma unroll 1
-  for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
-    const float* slot = workspace_slot<Order>(p, i, h, c);
-    den = den + slot[1];
+  /// z_j on the device: this lane's partial dot, the Order's butterfly, ×τ.
+  struct warp_logit {
+    const problem& p;
+    int lane;
+    ORDO_DEVICE float operator()(const float* q, const float* row) const {
+      order::warp_lanes v{lane_dot<Order>(q, row, p.head_dim, lane)};
+      order::combine<typename Order::dot_order>(v);
+      return logit(v.v, p.scale);
+    }
+  };
+
+  /// acc_c += e·row on this lane's dims.
+  struct lane_accumulate {
+    float (&acc)[dims_per_lane];
+    int n, lane;
+    ORDO_DEVICE void operator()(float e, const float* row) const { accumulate_lane(acc, e, row, n, lane); }
+  };
+
+  /// This warp's (row, head) and, in the chunk passes, chunk; false when the warp is past the
+  /// heads (whole warps leave together). CTA b covers head group b % head_ctas of row
+  /// (b / head_ctas) % rows, chunk b / (head_ctas · rows).
+  ORDO_DEVICE static bool warp_head(const problem& p, int& i, int& h, int& c, int& lane) {
+    const int groups = int(head_ctas(p)), b = int(blockIdx.x);
+    lane = int(threadIdx.x) % order::lanes;
+    h = (b % groups) * warps_per_cta + int(threadIdx.x) / order::lanes;
+    i = (b / groups) % p.rows;
+    c = b / (groups * p.rows);
+    return h < p.n_heads;
+  }
+
+  /// out = acc / den on this lane's dims.
+  ORDO_DEVICE static void write_lane(const problem& p, int i, int h, int lane, const float (&acc)[dims_per_lane], float den) {
+    float* out = out_head(p, i, h);
 #pragma unroll
     for (int k = 0; k < dims_per_lane; ++k) {
       const int d = lane + order::lanes * k;
-      if (d < p.head_dim) acc[k] = acc[k] + slot[2 + d];
+      if (d < p.head_dim) out[d] = acc[k] / den;
     }
   }
-  write_lane(p, i, h, lane, acc, den);
-#else
-  (void)p;
-#endif
-}
 
-template <int R, class Order, visibility V, schedule S>
-void launch_gpu(const problem& p, gpu::stream_t stream) {
-  const unsigned head_ctas = unsigned((p.n_heads + warps_per_cta - 1) / warps_per_cta);
-  const dim3 heads(head_ctas, unsigned(p.rows), 1);
-  if constexpr (S == schedule::whole) {
-    attention_whole_kernel<R, Order, V><<<heads, warps_per_cta * 32, 0, gpu::native(stream)>>>(p);
-    ORDO_GPU_CHECK_LAUNCH();
-  } else {
-    const int chunks = chunks_of<Order>(p.max_listed);
-    if (chunks > 0) {
-      const dim3 per_chunk(head_ctas, unsigned(p.rows), unsigned(chunks));
-      attention_chunk_max_kernel<R, Order, V><<<per_chunk, warps_per_cta * 32, 0, gpu::native(stream)>>>(p);
-      ORDO_GPU_CHECK_LAUNCH();
-      attention_chunk_sums_kernel<R, Order, V><<<per_chunk, warps_per_cta * 32, 0, gpu::native(stream)>>>(p);
-      ORDO_GPU_CHECK_LAUNCH();
+  template <int Phase>
+  ORDO_DEVICE static void run_phase(const problem& p, std::byte*) {
+    int i, h, c, lane;
+    if (!warp_head(p, i, h, c, lane)) return;
+    const warp_logit z{p, lane};
+    if constexpr (S == schedule::whole) {
+      float m = p.sinks[h];
+#pragma unroll 1
+      for (int k = 0; k < row_chunks<Order>(p, i); ++k) m = larger(m, chunk_max<Order, V>(p, i, h, k, z));
+      float den = weight_of(p.sinks[h], m);
+      float acc[dims_per_lane], acc_c[dims_per_lane];
+#pragma unroll
+      for (int k = 0; k < dims_per_lane; ++k) acc[k] = 0.0f;
+#pragma unroll 1
+      for (int k = 0; k < row_chunks<Order>(p, i); ++k) {
+#pragma unroll
+        for (int t = 0; t < dims_per_lane; ++t) acc_c[t] = 0.0f;
+        den = den + chunk_sums<Order, V>(p, i, h, k, m, z, lane_accumulate{acc_c, p.head_dim, lane});
+#pragma unroll
+        for (int t = 0; t < dims_per_lane; ++t) acc[t] = acc[t] + acc_c[t];
+      }
+      write_lane(p, i, h, lane, acc, den);
+    } else if constexpr (Phase == 0) {  // chunk c's max into its slot
+      if (c >= row_chunks<Order>(p, i)) return;
+      const float m = chunk_max<Order, V>(p, i, h, c, z);
+      if (lane == 0) workspace_slot<Order>(p, i, h, c)[0] = m;
+    } else if constexpr (Phase == 1) {  // chunk c's den_c and acc_c into its slot
+      if (c >= row_chunks<Order>(p, i)) return;
+      const float m = gathered_max<Order>(p, i, h);
+      float acc_c[dims_per_lane];
+#pragma unroll
+      for (int k = 0; k < dims_per_lane; ++k) acc_c[k] = 0.0f;
+      const float den = chunk_sums<Order, V>(p, i, h, c, m, z, lane_accumulate{acc_c, p.head_dim, lane});
+      float* slot = workspace_slot<Order>(p, i, h, c);
+      if (lane == 0) slot[1] = den;
+#pragma unroll
+      for (int k = 0; k < dims_per_lane; ++k) {
+        const int d = lane + order::lanes * k;
+        if (d < p.head_dim) slot[2 + d] = acc_c[k];
+      }
+    } else {  // den and acc over the chunks in chunk order, then the output
+      float den = weight_of(p.sinks[h], gathered_max<Order>(p, i, h));
+      float acc[dims_per_lane];
+#pragma unroll
+      for (int k = 0; k < dims_per_lane; ++k) acc[k] = 0.0f;
+#pragma unroll 1
+      for (int k = 0; k < row_chunks<Order>(p, i); ++k) {
+        const float* slot = workspace_slot<Order>(p, i, h, k);
+        den = den + slot[1];
+#pragma unroll
+        for (int t = 0; t < dims_per_lane; ++t) {
+          const int d = lane + order::lanes * t;
+          if (d < p.head_dim) acc[t] = acc[t] + slot[2 + d];
+        }
+      }
+      write_lane(p, i, h, lane, acc, den);
     }
-    attention_combine_kernel<R, Order, V><<<heads, warps_per_cta * 32, 0, gpu::native(stream)>>>(p);
-    ORDO_GPU_CHECK_LAUNCH();
   }
-}
-
-using launcher = void (*)(const problem&, gpu::stream_t);
-
-/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
-/// Provisional, like entries.hpp: kernels/attention.cpp takes these addresses so the kernels
-/// become object code; the generic registry of DESIGN §3a replaces both.
-inline std::vector<launcher> gpu_launchers() {
-  std::vector<launcher> v;
-  op::for_each_spec([&]<int R, class Order, visibility V, schedule S>() { v.push_back(&launch_gpu<R, Order, V, S>); });
-  return v;
-}
-
-/// gpu_launchers() built once, defined in kernels/attention.cpp (GPU builds only).
-const std::vector<launcher>& gpu_launcher_table();
 #endif
+};
 
 }  // namespace ordo::ops::attention

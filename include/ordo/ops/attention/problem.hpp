@@ -10,7 +10,19 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ordo/order/orders.hpp"
+
 namespace ordo::ops::attention {
+
+/// An attention Order (attention.hpp states it in full): q·k by order::lane_strided, the history
+/// in chunks of Chunk list entries.
+template <int Chunk>
+struct kv_chunked {
+  static_assert(Chunk >= 1);
+  static constexpr int chunk = Chunk;
+  using dot_order = order::lane_strided;
+  static constexpr std::string_view name = Chunk == 64 ? "kv64" : Chunk == 32 ? "kv32" : "kv?";
+};
 
 /// Whether the kernel checks each list entry for visibility (general: entries < 0 are skipped) or
 /// the caller promises that every entry is a visible row (direct: no check; bit-identical to the
@@ -22,8 +34,9 @@ enum class visibility { general, direct };
 /// perform the same float operations in the same sequence, so their bits are identical.
 enum class schedule { whole, split };
 
-constexpr std::string_view name_of(visibility v) { return v == visibility::general ? "general" : "direct"; }
-constexpr std::string_view name_of(schedule s) { return s == schedule::whole ? "whole" : "split"; }
+/// The options' name traits (spec/axis_name.hpp finds them by ADL).
+constexpr std::string_view ordo_name(visibility v) { return v == visibility::general ? "general" : "direct"; }
+constexpr std::string_view ordo_name(schedule s) { return s == schedule::whole ? "whole" : "split"; }
 
 /// The widest head a lane's registers hold (16 dims per lane of a 32-lane warp); DS4 uses 512.
 inline constexpr int max_head_dim = 512;
@@ -48,5 +61,29 @@ struct problem {
   int head_dim;                   // 512 for DS4, <= max_head_dim
   int rows;                       // live query rows, 1..R; rows >= this are never read or written
 };
+
+/// Chunks of a list of n entries under Order.
+template <class Order>
+constexpr int chunks_of(int n) {
+  return (n + Order::chunk - 1) / Order::chunk;
+}
+
+/// The split schedule's workspace: per (row, head, chunk) the chunk max, den_c and acc_c[head_dim].
+template <class Order>
+constexpr std::size_t workspace_floats(const problem& p) {
+  return std::size_t(p.rows) * std::size_t(p.n_heads) * std::size_t(chunks_of<Order>(p.max_listed)) *
+         (2 + std::size_t(p.head_dim));
+}
+
+/// Whether a problem fits spec (R, S): rows within the tier, heads the lanes can hold, strides.
+template <int R, schedule S>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.n_heads < 1 || p.head_dim < 1 || p.head_dim > max_head_dim) return false;
+  const std::size_t width = std::size_t(p.n_heads) * std::size_t(p.head_dim);
+  if (p.q_stride < width || p.out_stride < width || p.kv_stride < std::size_t(p.head_dim)) return false;
+  if (p.max_listed < 0 || p.gather_stride < std::size_t(p.max_listed)) return false;
+  if constexpr (S == schedule::split) return p.workspace != nullptr;
+  return true;
+}
 
 }  // namespace ordo::ops::attention

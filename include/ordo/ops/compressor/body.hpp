@@ -7,7 +7,9 @@
 ///     2. norm: rmsnorm's own phases on the pooled row (weighted by the compressor norm, in place),
 ///        Σx² split and combined by the Order;
 ///     3. rope: rope's pair rotation, forward, at the window start (lane l rotates pairs l, l + 32, …);
-///     4. FP8: kv_store's block round trip on dims 0..d − n_rot − 1 (lane l owns blocks l, l + 32, …).
+///     4. attention rows: kv_store's FP8 block round trip on dims 0..d − n_rot − 1 (lane l owns
+///        blocks l, l + 32, …); indexer rows: the indexer's Hadamard + FP4 round trip of the whole
+///        row (indexer/body.hpp's hadamard_fp4_head, the transform its queries get), on lane 0.
 #pragma once
 #include <cstdint>
 
@@ -15,6 +17,7 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/compressor/problem.hpp"
+#include "ordo/ops/indexer/body.hpp"
 #include "ordo/ops/kv_store/body.hpp"
 #include "ordo/ops/rmsnorm/body.hpp"
 #include "ordo/ops/rope/body.hpp"
@@ -113,6 +116,21 @@ ORDO_HD ORDO_FORCEINLINE void fp8_lane(const emit_problem& p, int lane) {
     const float s = kv_store::block_scale(kv_store::block_amax(p.out, b0, len));
     for (int e = b0; e < b0 + len; ++e) p.out[e] = kv_store::fp8_roundtrip(p.out[e], s);
   }
+}
+
+/// Phase 4 of an indexer emission for one lane: lane 0 runs the Hadamard butterfly and the FP4
+/// blocks over the whole row in place (every butterfly stage reads the previous one's outputs).
+ORDO_HD ORDO_FORCEINLINE void hadamard_fp4_lane(const emit_problem& p, int lane) {
+  if (lane == 0) indexer::hadamard_fp4_head(p.out, p.out, p.d);
+}
+
+/// Phase 4 of spec E for one lane.
+template <emitted E>
+ORDO_HD ORDO_FORCEINLINE void finish_lane(const emit_problem& p, int lane) {
+  if constexpr (E == emitted::attention)
+    fp8_lane(p, lane);
+  else
+    hadamard_fp4_lane(p, lane);
 }
 
 }  // namespace ordo::ops::compressor

@@ -30,14 +30,19 @@ struct op {
     }(std::make_index_sequence<tiers::values.size()>{});
   }
 
-  /// Calls fn.template operator()<Ra, Order>() for every emit spec (ratio, then order; ls32 is
-  /// the shipped order, lb32 exists for P5 non-vacuity).
+  /// Calls fn.template operator()<Ra, Order, E>() for every emit spec (ratio, then order, then
+  /// the rows it writes; ls32 is the shipped order, lb32 exists for P5 non-vacuity; indexer rows
+  /// only on ratio-4 layers, ls32 only: the FP4 step absorbs the norm's order — lb32 gave the ls32
+  /// bits on 200 of 200 DS4-sized rows — so a second order there would be a vacuous P5; the
+  /// phases it shares with the attention emission are P5-checked there). docs/decisions.md D15
+  /// says why the indexer emission is an option here.
   template <class Fn>
   static constexpr void for_each_emit_spec(Fn&& fn) {
-    fn.template operator()<ratio::r4, order::lane_strided>();
-    fn.template operator()<ratio::r4, order::lane_blocked>();
-    fn.template operator()<ratio::r128, order::lane_strided>();
-    fn.template operator()<ratio::r128, order::lane_blocked>();
+    fn.template operator()<ratio::r4, order::lane_strided, emitted::attention>();
+    fn.template operator()<ratio::r4, order::lane_blocked, emitted::attention>();
+    fn.template operator()<ratio::r128, order::lane_strided, emitted::attention>();
+    fn.template operator()<ratio::r128, order::lane_blocked, emitted::attention>();
+    fn.template operator()<ratio::r4, order::lane_strided, emitted::indexer>();
   }
 };
 
@@ -49,9 +54,13 @@ constexpr bool valid(const store_problem& p) {
          p.ring_stride >= std::size_t(p.width);
 }
 
-template <ratio Ra>
+/// The emit spec (Ra, E) takes p: a complete window, a ring that holds windows w − 1 and w, a RoPE
+/// tail that fits; the indexer's Hadamard needs a power-of-two row.
+template <ratio Ra, emitted E = emitted::attention>
 constexpr bool valid(const emit_problem& p) {
   const int r = ratio_of(Ra);
+  if constexpr (E == emitted::indexer)
+    if (Ra != ratio::r4 || p.d < 1 || (p.d & (p.d - 1)) != 0) return false;
   if (p.d < 1 || p.n_rot < 0 || p.n_rot % 2 != 0 || p.n_rot > p.d) return false;
   if (p.position < r - 1 || (p.position + 1) % r != 0) return false;
   if (p.ring_rows % r != 0 || p.ring_rows < (Ra == ratio::r4 ? 2 * r : r)) return false;

@@ -16,7 +16,7 @@ void run_store_cpu(const store_problem& p) {
   for (int i = 0; i < p.rows; ++i) write_store_row<Ra>(p, i, 0, 1);
 }
 
-template <ratio Ra, class Order>
+template <ratio Ra, class Order, emitted E = emitted::attention>
 void run_emit_cpu(const emit_problem& p) {
   for (int lane = 0; lane < order::lanes; ++lane) pool_lane<Ra>(p, lane);
   const rmsnorm::problem norm = norm_view(p);
@@ -29,7 +29,7 @@ void run_emit_cpu(const emit_problem& p) {
   const float inv = rmsnorm::inverse_rms(order::combine<Order>(partial), p.d, p.eps);
   for (int lane = 0; lane < order::lanes; ++lane) rmsnorm::write_head<rmsnorm::weighting::weighted>(norm, 0, 0, lane, inv);
   for (int lane = 0; lane < order::lanes; ++lane) rope_lane(p, lane);
-  for (int lane = 0; lane < order::lanes; ++lane) fp8_lane(p, lane);
+  for (int lane = 0; lane < order::lanes; ++lane) finish_lane<E>(p, lane);
 }
 
 }  // namespace ordo::ops::compressor

@@ -19,9 +19,10 @@ struct store_entry {
 };
 
 struct emit_entry {
-  std::string name;  // "compressor.emit.ratio4.ls32"
+  std::string name;  // "compressor.emit.ratio4.ls32" (attention rows), "compressor.emit.ratio4.ls32.indexer"
   ratio geometry;
   std::string_view order;
+  emitted rows;
   void (*run)(const emit_problem&);
 };
 
@@ -40,9 +41,10 @@ inline const std::vector<store_entry>& store_entries() {
 inline const std::vector<emit_entry>& emit_entries() {
   static const std::vector<emit_entry> all = [] {
     std::vector<emit_entry> v;
-    op::for_each_emit_spec([&]<ratio Ra, class Order>() {
-      v.push_back({std::string(op::name) + ".emit." + std::string(name_of(Ra)) + "." + std::string(Order::name), Ra,
-                   Order::name, &run_emit_cpu<Ra, Order>});
+    op::for_each_emit_spec([&]<ratio Ra, class Order, emitted E>() {
+      v.push_back({std::string(op::name) + ".emit." + std::string(name_of(Ra)) + "." + std::string(Order::name) +
+                       (E == emitted::indexer ? ".indexer" : ""),
+                   Ra, Order::name, E, &run_emit_cpu<Ra, Order, E>});
     });
     return v;
   }();
@@ -55,9 +57,9 @@ inline const store_entry& find_store(int tier, ratio r) {
   throw std::out_of_range("compressor: no store spec r" + std::to_string(tier) + "." + std::string(name_of(r)));
 }
 
-inline const emit_entry& find_emit(ratio r, std::string_view order) {
+inline const emit_entry& find_emit(ratio r, std::string_view order, emitted rows = emitted::attention) {
   for (const auto& c : emit_entries())
-    if (c.geometry == r && c.order == order) return c;
+    if (c.geometry == r && c.order == order && c.rows == rows) return c;
   throw std::out_of_range("compressor: no emit spec " + std::string(name_of(r)) + "." + std::string(order));
 }
 

@@ -18,9 +18,9 @@ constexpr bool can_run(const store_problem& p) {
   return valid<R, Ra>(p);
 }
 
-template <ratio Ra>
+template <ratio Ra, emitted E = emitted::attention>
 constexpr bool can_run(const emit_problem& p) {
-  return valid<Ra>(p);
+  return valid<Ra, E>(p);
 }
 
 #if defined(ORDO_GPU)
@@ -49,7 +49,7 @@ ORDO_GLOBAL void __launch_bounds__(threads_per_cta) compressor_store_kernel(stor
 #endif
 }
 
-template <ratio Ra, class Order>
+template <ratio Ra, class Order, emitted E>
 ORDO_GLOBAL void __launch_bounds__(32) compressor_emit_kernel(emit_problem p) {
 #if defined(ORDO_DEVICE_PASS)
   const int lane = int(threadIdx.x);
@@ -65,7 +65,7 @@ ORDO_GLOBAL void __launch_bounds__(32) compressor_emit_kernel(emit_problem p) {
   warp_barrier();
   rope_lane(p, lane);
   warp_barrier();
-  fp8_lane(p, lane);
+  finish_lane<E>(p, lane);
 #else
   (void)p;
 #endif
@@ -78,9 +78,9 @@ void launch_store_gpu(const store_problem& p, gpu::stream_t stream) {
   ORDO_GPU_CHECK_LAUNCH();
 }
 
-template <ratio Ra, class Order>
+template <ratio Ra, class Order, emitted E>
 void launch_emit_gpu(const emit_problem& p, gpu::stream_t stream) {
-  compressor_emit_kernel<Ra, Order><<<1, 32, 0, gpu::native(stream)>>>(p);
+  compressor_emit_kernel<Ra, Order, E><<<1, 32, 0, gpu::native(stream)>>>(p);
   ORDO_GPU_CHECK_LAUNCH();
 }
 
@@ -96,7 +96,7 @@ inline std::vector<store_launcher> store_launchers() {
 }
 inline std::vector<emit_launcher> emit_launchers() {
   std::vector<emit_launcher> v;
-  op::for_each_emit_spec([&]<ratio Ra, class Order>() { v.push_back(&launch_emit_gpu<Ra, Order>); });
+  op::for_each_emit_spec([&]<ratio Ra, class Order, emitted E>() { v.push_back(&launch_emit_gpu<Ra, Order, E>); });
   return v;
 }
 

@@ -7,7 +7,9 @@
 ///          window's scores (ratio 128: the 128 rows p−127..p; ratio 4: lane A, columns 0..d−1 of
 ///          rows p−7..p−4, then lane B, columns d..2d−1 of rows p−3..p), the pooled row is RMS-normed
 ///          with the compressor norm, tail-RoPE'd at the window start p + 1 − ratio and FP8-simulated
-///          on its first d − n_rot dims: the compressed row (p + 1) / ratio − 1 (f32, not F16-rounded).
+///          on its first d − n_rot dims: the compressed row (p + 1) / ratio − 1 (f32, not F16-rounded);
+///          the indexer emission (ratio 4, d = indexer_dim 128) ends with the Hadamard + FP4 round
+///          trip of the whole row instead: the indexer row (p + 1) / 4 − 1.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +21,13 @@ namespace ordo::ops::compressor {
 enum class ratio { r4, r128 };
 
 constexpr std::string_view name_of(ratio r) { return r == ratio::r4 ? "ratio4" : "ratio128"; }
+
+/// Which compressed rows an emission writes (ds4-model.md §3.4.6): attention rows (FP8 round trip
+/// of the first d − n_rot dims, kv_store's) or, on ratio-4 layers, indexer rows (the indexer's
+/// Hadamard + FP4 round trip of all d dims, §3.4.8). The pooling, norm and RoPE are the same.
+enum class emitted { attention, indexer };
+
+constexpr std::string_view name_of(emitted e) { return e == emitted::attention ? "attn" : "indexer"; }
 constexpr int ratio_of(ratio r) { return r == ratio::r4 ? 4 : 128; }
 /// W / d: ratio-4 rows carry two projection halves (lane A for the next window, lane B for this one).
 constexpr int coff_of(ratio r) { return r == ratio::r4 ? 2 : 1; }

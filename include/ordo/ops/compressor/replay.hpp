@@ -2,7 +2,8 @@
 /// store as a copy and one addition per score; emit as the list of the window's (score, value)
 /// entries of each column, a max, then e, den and num in entry order, then the other families'
 /// own replays of the later steps (rmsnorm's weighted norm in the named order, rope's forward
-/// rotation, kv_store's double-precision FP8 round trip), none of which shares code with the body.
+/// rotation, kv_store's double-precision FP8 round trip or the indexer's Hadamard + FP4 replay),
+/// none of which shares code with the body.
 #pragma once
 #include <math.h>
 
@@ -13,6 +14,7 @@
 
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/compressor/problem.hpp"
+#include "ordo/ops/indexer/replay.hpp"
 #include "ordo/ops/kv_store/replay.hpp"
 #include "ordo/ops/rmsnorm/replay.hpp"
 #include "ordo/ops/rope/replay.hpp"
@@ -30,9 +32,11 @@ struct ring_view {
   }
 };
 
-/// The emitted row of the window that ends at position p.
+/// The emitted row of the window that ends at position p: attention rows end with kv_store's FP8
+/// replay, indexer rows with the indexer's Hadamard + FP4 replay of the whole row.
 inline std::vector<float> emit(ratio geometry, std::string_view order, const ring_view& ring, std::int64_t p, int d,
-                               const float* norm, float eps, const float* cos_sin, int n_rot) {
+                               const float* norm, float eps, const float* cos_sin, int n_rot,
+                               emitted rows = emitted::attention) {
   std::vector<float> pooled(static_cast<std::size_t>(d));
   for (int j = 0; j < d; ++j) {
     std::vector<float> s, v;
@@ -59,6 +63,7 @@ inline std::vector<float> emit(ratio geometry, std::string_view order, const rin
   }
   const auto normed = rmsnorm::replay::row(order, pooled.data(), 1, d, norm, eps, false).y;
   std::vector<float> out = rope::replay::row(normed.data(), cos_sin, 1, d, n_rot, false);
+  if (rows == emitted::indexer) return indexer::replay::hadamard_fp4(out.data(), d);
   const auto fp8 = kv_store::replay::fp8_values(out.data(), d - n_rot);
   for (int e = 0; e < d - n_rot; ++e) out[std::size_t(e)] = float(fp8[std::size_t(e)]);
   return out;

@@ -11,7 +11,7 @@
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/attention/body.hpp"
-#include "ordo/ops/indexer/indexer.hpp"
+#include "ordo/ops/indexer/problem.hpp"
 #include "ordo/ops/indexer/select.hpp"
 
 namespace ordo::ops::indexer {

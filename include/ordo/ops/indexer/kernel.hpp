@@ -1,30 +1,31 @@
-/// The indexer GPU kernels (HIP and CUDA from one source): prepare (a thread per (row, head) runs
-/// the head's Hadamard + FP4 into the workspace), scores (a logical warp per (row, key): each
-/// head's dot is the lanes' partials combined by the Order's xor butterfly; the head sum runs on
-/// every lane in the same order), then the selection: one warp per row (flat), or a warp per
-/// (row, block) for the block survivors and one per row for the rounds over them (hierarchical).
-/// A round combines the lanes' proposals with an xor butterfly under ranks_before — exact in any
-/// tree, a strict total order. Nothing depends on R, the grid or the device. Every kernel is a
-/// template (on R where nothing else varies), so a header included by several TUs stays one
-/// definition.
+/// The indexer kernel of spec (R, Order, S) for the generic GPU entry and CPU executor.
+///
+/// CPU executor: work item = one row (lanes = 1): the prepare phase per head, every visible
+/// key's score with the host dot (lanes 0..31's partials, then order::combine on host_lanes, the
+/// device's butterfly), then the selection (select_cpu.hpp: each round the 32 lanes propose in
+/// turn).
+///
+/// GPU: dependent passes (ops/gpu_entry.hpp's phases): prepare (a thread per (row, head) runs the
+/// head's Hadamard + FP4 into the workspace), scores (a logical warp per (row, key): each head's
+/// dot is the lanes' partials combined by the Order's xor butterfly; the head sum runs on every
+/// lane in the same order), then the selection: a warp per row (flat), or a warp per (row, block)
+/// for the block survivors and a warp per row for the rounds over them (hierarchical). A round
+/// combines the lanes' proposals with an xor butterfly under ranks_before — exact in any tree, a
+/// strict total order. Nothing depends on R, the grid or the device.
 #pragma once
-#include <vector>
+#include <algorithm>
+#include <cstddef>
 
-#include "ordo/gpu/device_api.hpp"
-#include "ordo/gpu/intrinsics.hpp"
-#include "ordo/order/combine.hpp"
-#include "ordo/numeric/conversions.hpp"
 #include "ordo/ops/indexer/body.hpp"
-#include "ordo/ops/indexer/indexer.hpp"
+#include "ordo/ops/indexer/select_cpu.hpp"
+#include "ordo/order/combine.hpp"
+#if defined(ORDO_DEVICE_PASS)
+#include "ordo/gpu/intrinsics.hpp"
+#include "ordo/numeric/conversions.hpp"
+#endif
 
 namespace ordo::ops::indexer {
 
-template <int R, selector S>
-constexpr bool can_run(const problem& p) {
-  return valid<R, S>(p);
-}
-
-#if defined(ORDO_GPU)
 inline constexpr int warps_per_cta = 4;
 
 #if defined(ORDO_DEVICE_PASS)
@@ -67,50 +68,18 @@ struct warp_dot {
     return v.v;
   }
 };
-#endif
 
-template <int R>
-ORDO_GLOBAL void __launch_bounds__(64) indexer_prepare_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  const int h = int(blockIdx.x) * 64 + int(threadIdx.x), i = int(blockIdx.y);
-  if (h < p.n_heads && i < p.rows) prepare_head(p, i, h);
-#else
-  (void)p;
-#endif
-}
-
-template <class Order>
-ORDO_GLOBAL void __launch_bounds__(warps_per_cta * 32) indexer_scores_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  const int lane = int(threadIdx.x) % 32, c = int(blockIdx.x) * warps_per_cta + int(threadIdx.x) / 32, i = int(blockIdx.y);
-  if (i >= p.rows || c >= p.n_visible[i]) return;  // whole warps leave together
-  const float s = key_score(p, i, c, warp_dot<Order>{p, lane});
-  if (lane == 0) p.scores[std::size_t(i) * p.score_stride + std::size_t(c)] = s;
-#else
-  (void)p;
-#endif
-}
-
-/// Flat: the rounds over row blockIdx.x's visible keys, then lane 0 writes the selection.
-template <int R>
-ORDO_GLOBAL void __launch_bounds__(32) indexer_select_flat_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  const int lane = int(threadIdx.x), i = int(blockIdx.x);
+/// Flat: the rounds over row i's visible keys, then lane 0 writes the selection.
+ORDO_DEVICE ORDO_FORCEINLINE void select_flat_row(const problem& p, int i, int lane) {
   const float* scores = row_scores(p, i);
   const int n = p.n_visible[i];
   const candidate kth = warp_kth(scores, nullptr, n, p.top_k, lane);
   if (lane == 0) p.n_selected[i] = write_at_or_before(scores, nullptr, n, kth, p.selected + std::size_t(i) * p.sel_stride);
-#else
-  (void)p;
-#endif
 }
 
-/// Hierarchical stage 1: block blockIdx.x of row blockIdx.y keeps its survivors (ascending ids)
-/// in its top_k slots of the workspace, −1 after them.
-template <int R>
-ORDO_GLOBAL void __launch_bounds__(32) indexer_block_survivors_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  const int lane = int(threadIdx.x), b = int(blockIdx.x), i = int(blockIdx.y);
+/// Hierarchical stage 1: block b of row i keeps its survivors (ascending ids) in its top_k slots
+/// of the workspace, −1 after them.
+ORDO_DEVICE ORDO_FORCEINLINE void block_survivors(const problem& p, int i, int b, int lane) {
   const int b0 = b * hierarchical_block, n_visible = p.n_visible[i];
   if (b0 >= n_visible) return;
   const int n = n_visible - b0 < hierarchical_block ? n_visible - b0 : hierarchical_block;
@@ -122,16 +91,10 @@ ORDO_GLOBAL void __launch_bounds__(32) indexer_block_survivors_kernel(problem p)
     for (int t = 0; t < kept; ++t) out[t] += b0;
     for (int t = kept; t < p.top_k; ++t) out[t] = -1;
   }
-#else
-  (void)p;
-#endif
 }
 
-/// Hierarchical stage 2: lane 0 compacts row blockIdx.x's survivors, then the rounds over them.
-template <int R>
-ORDO_GLOBAL void __launch_bounds__(32) indexer_select_survivors_kernel(problem p) {
-#if defined(ORDO_DEVICE_PASS)
-  const int lane = int(threadIdx.x), i = int(blockIdx.x);
+/// Hierarchical stage 2: lane 0 compacts row i's survivors, then the rounds over them.
+ORDO_DEVICE ORDO_FORCEINLINE void select_survivors_row(const problem& p, int i, int lane) {
   const int n_visible = p.n_visible[i], blocks = (n_visible + hierarchical_block - 1) / hierarchical_block;
   std::int32_t* list = p.survivors + std::size_t(i) * p.survivor_stride;
   int m = 0;  // every lane counts, so every lane knows the compacted length
@@ -146,45 +109,77 @@ ORDO_GLOBAL void __launch_bounds__(32) indexer_select_survivors_kernel(problem p
   const float* scores = row_scores(p, i);
   const candidate kth = warp_kth(scores, list, m, p.top_k, lane);
   if (lane == 0) p.n_selected[i] = write_at_or_before(scores, list, m, kth, p.selected + std::size_t(i) * p.sel_stride);
-#else
-  (void)p;
-#endif
 }
+#endif
 
 template <int R, class Order, selector S>
-void launch_gpu(const problem& p, gpu::stream_t stream) {
-  const auto s = gpu::native(stream);
-  indexer_prepare_kernel<R><<<dim3(unsigned((p.n_heads + 63) / 64), unsigned(p.rows)), 64, 0, s>>>(p);
-  ORDO_GPU_CHECK_LAUNCH();
-  if (p.n_keys > 0) {
-    indexer_scores_kernel<Order><<<dim3(unsigned((p.n_keys + warps_per_cta - 1) / warps_per_cta), unsigned(p.rows)),
-                                   warps_per_cta * 32, 0, s>>>(p);
-    ORDO_GPU_CHECK_LAUNCH();
+struct kernel {
+  using problem = indexer::problem;
+  static constexpr bool can_run(const problem& p) { return fits<R, S>(p); }
+
+  // ---- CPU executor: work item = row
+  static constexpr int lanes = 1;
+  struct lane_state {};
+  static long work_items(const problem& p) { return p.rows; }
+  static void lane_phase(const problem& p, long row, int, lane_state&) {
+    const int i = int(row);
+    const auto dot = [&p](const float* q, const float* key) {
+      order::host_lanes partial{};
+      for (int lane = 0; lane < order::lanes; ++lane) partial.v[lane] = lane_dot<Order>(q, key, p.head_dim, lane);
+      return order::combine<typename Order::dot_order>(partial);
+    };
+    for (int h = 0; h < p.n_heads; ++h) prepare_head(p, i, h);
+    float* scores = p.scores + std::size_t(i) * p.score_stride;
+    const int n = p.n_visible[i];
+    for (int c = 0; c < n; ++c) scores[c] = key_score(p, i, c, dot);
+    const auto chosen = S == selector::flat ? select_flat(scores, n, p.top_k)
+                                            : select_hierarchical(scores, n, p.top_k, hierarchical_block);
+    std::copy(chosen.begin(), chosen.end(), p.selected + std::size_t(i) * p.sel_stride);
+    p.n_selected[i] = std::int32_t(chosen.size());
   }
-  if constexpr (S == selector::flat) {
-    indexer_select_flat_kernel<R><<<unsigned(p.rows), 32, 0, s>>>(p);
-  } else {
-    if (p.n_keys > 0) {
-      const unsigned blocks = unsigned((p.n_keys + hierarchical_block - 1) / hierarchical_block);
-      indexer_block_survivors_kernel<R><<<dim3(blocks, unsigned(p.rows)), 32, 0, s>>>(p);
-      ORDO_GPU_CHECK_LAUNCH();
+  static void finish(const problem&, long, const lane_state (&)[lanes]) {}
+
+  // ---- GPU entry: prepare, scores, then the selection's passes (flat: 1, hierarchical: 2)
+  static constexpr int threads = warps_per_cta * 32;
+  static constexpr std::size_t shared_bytes = 0;
+  static constexpr int phases = S == selector::flat ? 3 : 4;
+  ORDO_HD static unsigned blocks_of(const problem& p) { return unsigned((p.n_keys + hierarchical_block - 1) / hierarchical_block); }
+  static unsigned grid(const problem& p, int phase) {
+    const unsigned rows = unsigned(p.rows), warps = unsigned(warps_per_cta);
+    switch (phase) {
+      case 0: return rows * unsigned((p.n_heads + threads - 1) / threads);  // a thread per (row, head)
+      case 1: return p.n_keys > 0 ? rows * ((unsigned(p.n_keys) + warps - 1) / warps) : 0;  // a warp per (row, key)
+      case 2:
+        if (S == selector::flat) return (rows + warps - 1) / warps;  // a warp per row
+        return p.n_keys > 0 ? (rows * blocks_of(p) + warps - 1) / warps : 0;  // a warp per (row, block)
+      default: return (rows + warps - 1) / warps;  // a warp per row
     }
-    indexer_select_survivors_kernel<R><<<unsigned(p.rows), 32, 0, s>>>(p);
   }
-  ORDO_GPU_CHECK_LAUNCH();
-}
 
-using launcher = void (*)(const problem&, gpu::stream_t);
-
-/// The launcher of every spec in op::for_each_spec's order (entry i is cpu_entries()[i]'s spec).
-inline std::vector<launcher> gpu_launchers() {
-  std::vector<launcher> v;
-  op::for_each_spec([&]<int R, class Order, selector S>() { v.push_back(&launch_gpu<R, Order, S>); });
-  return v;
-}
-
-/// gpu_launchers() built once, defined in kernels/indexer.cpp (GPU builds only).
-const std::vector<launcher>& gpu_launcher_table();
+#if defined(ORDO_DEVICE_PASS)
+  template <int Phase>
+  ORDO_DEVICE static void run_phase(const problem& p, std::byte*) {
+    const int lane = int(threadIdx.x) % 32, warp = int(blockIdx.x) * warps_per_cta + int(threadIdx.x) / 32;
+    if constexpr (Phase == 0) {
+      const int groups = (p.n_heads + threads - 1) / threads;
+      const int i = int(blockIdx.x) / groups, h = (int(blockIdx.x) % groups) * threads + int(threadIdx.x);
+      if (h < p.n_heads && i < p.rows) prepare_head(p, i, h);
+    } else if constexpr (Phase == 1) {
+      const int per_row = (p.n_keys + warps_per_cta - 1) / warps_per_cta;
+      const int i = int(blockIdx.x) / per_row, c = (int(blockIdx.x) % per_row) * warps_per_cta + int(threadIdx.x) / 32;
+      if (i >= p.rows || c >= p.n_visible[i]) return;  // whole warps leave together
+      const float s = key_score(p, i, c, warp_dot<Order>{p, lane});
+      if (lane == 0) p.scores[std::size_t(i) * p.score_stride + std::size_t(c)] = s;
+    } else if constexpr (Phase == 2 && S == selector::flat) {
+      if (warp < p.rows) select_flat_row(p, warp, lane);
+    } else if constexpr (Phase == 2) {
+      const int blocks = int(blocks_of(p));
+      if (warp < p.rows * blocks) block_survivors(p, warp / blocks, warp % blocks, lane);
+    } else {
+      if (warp < p.rows) select_survivors_row(p, warp, lane);
+    }
+  }
 #endif
+};
 
 }  // namespace ordo::ops::indexer

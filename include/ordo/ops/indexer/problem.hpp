@@ -12,11 +12,19 @@
 
 namespace ordo::ops::indexer {
 
+/// An indexer Order: q·key by DotOrder, heads summed in ascending order.
+template <class DotOrder>
+struct score_order {
+  using dot_order = DotOrder;
+  static constexpr std::string_view name = DotOrder::name;
+};
+
 /// How the top-k is found: flat rounds over every visible key, or hierarchical (each block's
 /// survivors first; select.hpp shows it is the same selection).
 enum class selector { flat, hierarchical };
 
-constexpr std::string_view name_of(selector s) { return s == selector::flat ? "flat" : "hier"; }
+/// The selector's name trait (spec/axis_name.hpp finds it by ADL).
+constexpr std::string_view ordo_name(selector s) { return s == selector::flat ? "flat" : "hier"; }
 
 /// Keys per block of the hierarchical selector (a fixed part of the selector, not of the data).
 inline constexpr int hierarchical_block = 1024;
@@ -47,5 +55,24 @@ struct problem {
   int head_dim;                  // 128 for DS4: a power of two <= max_head_dim
   int rows;                      // live rows, 1..R
 };
+
+/// The hierarchical workspace one row needs: every block's survivors (top_k at most each).
+constexpr std::size_t survivor_capacity(const problem& p) {
+  return std::size_t((p.n_keys + hierarchical_block - 1) / hierarchical_block) * std::size_t(p.top_k);
+}
+
+constexpr bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/// Whether a problem fits spec (R, S): rows within the tier, a head the Hadamard and the lanes
+/// take, strides, and the workspaces.
+template <int R, selector S>
+constexpr bool fits(const problem& p) {
+  if (p.rows < 1 || p.rows > R || p.n_heads < 1 || !power_of_two(p.head_dim) || p.head_dim > max_head_dim) return false;
+  if (p.top_k < 1 || p.sel_stride < std::size_t(p.top_k) || p.score_stride < std::size_t(p.n_keys)) return false;
+  if (p.q_stride < std::size_t(p.n_heads) * std::size_t(p.head_dim) || p.w_stride < std::size_t(p.n_heads)) return false;
+  if (p.key_stride < std::size_t(p.head_dim) || p.q_fp4 == nullptr || p.scores == nullptr) return false;
+  if constexpr (S == selector::hierarchical) return p.survivors != nullptr && p.survivor_stride >= survivor_capacity(p);
+  return true;
+}
 
 }  // namespace ordo::ops::indexer

@@ -10,9 +10,10 @@
 #include <numeric>
 
 #include "op_test_inputs.hpp"
-#include "ordo/ops/attention/entries.hpp"
+#include "ordo/ops/attention/attention.hpp"
 #include "ordo/ref/attention.hpp"
 #include "ordo/ref/config.hpp"
+#include "ordo/registry/table.hpp"
 
 namespace {
 
@@ -96,13 +97,13 @@ TEST(AttentionRef, Ds4HistoryAgreesWithReferenceWithinDerivedBound) {
                    n_listed.data(), listed, sinks.data(), tau, out, std::size_t(nh * hd), workspace, nh, hd, live};
   };
   std::vector<float> out(std::size_t(rows * nh * hd)), out_split(out.size()), out_direct(std::size_t(nh * hd));
-  const auto& whole = find_entry(2, "kv64", visibility::general, schedule::whole);
-  whole.run(make(rows, out.data(), nullptr));
-  const auto& split = find_entry(2, "kv64", visibility::general, schedule::split);
-  std::vector<float> workspace(split.workspace(make(rows, nullptr, nullptr)));
-  split.run(make(rows, out_split.data(), workspace.data()));
+  const auto& whole = ordo::registry::find<op>("attention.r2.kv64.general.whole");
+  whole.run_cpu(make(rows, out.data(), nullptr));
+  const auto& split = ordo::registry::find<op>("attention.r2.kv64.general.split");
+  std::vector<float> workspace(split.info.workspace(make(rows, nullptr, nullptr)));
+  split.run_cpu(make(rows, out_split.data(), workspace.data()));
   EXPECT_TRUE(ordo::test::same_bits(out, out_split)) << "split-KV must be the whole schedule's bits";
-  find_entry(1, "kv64", visibility::direct, schedule::whole).run(make(1, out_direct.data(), nullptr));
+  ordo::registry::find<op>("attention.r1.kv64.direct.whole").run_cpu(make(1, out_direct.data(), nullptr));
   EXPECT_TRUE(ordo::test::same_bits(out_direct.data(), out.data(), out_direct.size())) << "direct == general on row 0";
 
   std::vector<ordo::ref::vec> table(static_cast<std::size_t>(n_kv), ordo::ref::vec(hd));

@@ -11,10 +11,11 @@
 #include <cmath>
 
 #include "op_test_inputs.hpp"
-#include "ordo/ops/indexer/entries.hpp"
+#include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ref/attention.hpp"
 #include "ordo/ref/config.hpp"
 #include "ordo/ref/rounding.hpp"
+#include "ordo/registry/table.hpp"
 
 namespace {
 
@@ -61,7 +62,7 @@ TEST(IndexerRef, Ds4AgreesWithReferenceWithinDerivedBounds) {
             q_fp4.data(), nullptr, 0, nh, hd, rows};
   std::vector<std::int32_t> survivors(std::size_t(rows) * survivor_capacity(p));
   p.survivors = survivors.data(), p.survivor_stride = survivor_capacity(p);
-  find_entry(2, selector::hierarchical).run(p);
+  ordo::registry::find<op>("indexer.r2.ls32.hier").run_cpu(p);
 
   int ambiguous = 0, compared_rows = 0;
   double worst_score = 0;  // |error| / bound

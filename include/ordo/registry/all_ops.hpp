@@ -4,6 +4,7 @@
 /// the drivers do not compile without it). README "Checking a kernel variant" lists what a family touches.
 #pragma once
 #include "ordo/meta/type_list.hpp"
+#include "ordo/ops/moe/moe.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
@@ -16,7 +17,8 @@ namespace ordo::registry {
 using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::rmsnorm::op,
                                ops::rope::op,
-                               ops::router::op>;
+                               ops::router::op,
+                               ops::moe::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

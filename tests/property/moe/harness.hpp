@@ -75,10 +75,11 @@ struct harness<ops::moe::op> {
   }
 
   template <class F>
-  static std::vector<std::byte> random_matrix(quant::splitmix64& rng, int n_out, int k, std::size_t& row_bytes) {
+  static std::vector<std::byte> random_matrix(quant::splitmix64& rng, int n_out, int k, std::size_t& row_bytes, bool poisoned) {
     const int blocks = k / F::block_elems;
     row_bytes = std::size_t(blocks) * F::block_bytes;
-    std::vector<std::byte> m(std::size_t(n_out) * row_bytes);
+    std::vector<std::byte> m(std::size_t(n_out) * row_bytes, poison);
+    if (poisoned) return m;
     for (int r = 0; r < n_out; ++r) {
       auto* row = reinterpret_cast<typename F::block*>(m.data() + std::size_t(r) * row_bytes);
       for (int b = 0; b < blocks; ++b) row[b] = quant::random_block<F>(rng, std::fabs(mixed_float(rng, 4)));
@@ -98,21 +99,8 @@ struct harness<ops::moe::op> {
     d.n_used = n_used;
     quant::splitmix64 rng{seed};
     d.clamp = (rng() % 4 == 0) ? 0.0f : 10.0f;
-    with_layout(layout_name, [&]<class L>() {
-      std::size_t row = 0;
-      for (int e = 0; e < n_expert; ++e) {
-        const auto g = random_matrix<typename L::gate_up>(rng, n_ff, n_embd, d.gu_row);
-        const auto u = random_matrix<typename L::gate_up>(rng, n_ff, n_embd, row);
-        const auto dn = random_matrix<typename L::down>(rng, n_embd, n_ff, d.d_row);
-        d.gate.insert(d.gate.end(), g.begin(), g.end());
-        d.up.insert(d.up.end(), u.begin(), u.end());
-        d.down.insert(d.down.end(), dn.begin(), dn.end());
-      }
-      d.shared_gate = random_matrix<typename L::shared>(rng, n_ff, n_embd, d.s_in_row);
-      d.shared_up = random_matrix<typename L::shared>(rng, n_ff, n_embd, row);
-      d.shared_down = random_matrix<typename L::shared>(rng, n_embd, n_ff, d.s_out_row);
-    });
     const int span = std::max(std::min(expert_span, n_expert), repeats ? 1 : n_used);
+    std::vector<bool> selected(std::size_t(n_expert), false);
     for (int i = 0; i < pool; ++i) {
       data::row r;
       for (int j = 0; j < n_embd; ++j) r.x.push_back(mixed_float(rng));
@@ -120,10 +108,26 @@ struct harness<ops::moe::op> {
         const auto e = std::int32_t(rng() % std::uint64_t(span));
         if (repeats || std::find(r.ids.begin(), r.ids.end(), e) == r.ids.end()) r.ids.push_back(e);
       }
+      for (int e : r.ids) selected[std::size_t(e)] = true;
       for (int k = 0; k < n_used; ++k) r.weights.push_back(std::fabs(mixed_float(rng, 2)));
       for (int j = 0; j < (n_used + 1) * n_ff; ++j) r.mid.push_back(mixed_float(rng, 3));
       d.pool.push_back(std::move(r));
     }
+    // Experts no pool row selects are NaN poison: a kernel that reads one for any row shows it.
+    with_layout(layout_name, [&]<class L>() {
+      std::size_t row = 0;
+      for (int e = 0; e < n_expert; ++e) {
+        auto g = random_matrix<typename L::gate_up>(rng, n_ff, n_embd, d.gu_row, !selected[std::size_t(e)]);
+        auto u = random_matrix<typename L::gate_up>(rng, n_ff, n_embd, row, !selected[std::size_t(e)]);
+        auto dn = random_matrix<typename L::down>(rng, n_embd, n_ff, d.d_row, !selected[std::size_t(e)]);
+        d.gate.insert(d.gate.end(), g.begin(), g.end());
+        d.up.insert(d.up.end(), u.begin(), u.end());
+        d.down.insert(d.down.end(), dn.begin(), dn.end());
+      }
+      d.shared_gate = random_matrix<typename L::shared>(rng, n_ff, n_embd, d.s_in_row, false);
+      d.shared_up = random_matrix<typename L::shared>(rng, n_ff, n_embd, row, false);
+      d.shared_down = random_matrix<typename L::shared>(rng, n_embd, n_ff, d.s_out_row, false);
+    });
     return d;
   }
 
@@ -138,31 +142,45 @@ struct harness<ops::moe::op> {
     return c;
   }
 
-  /// Shapes by case (small enough for the CPU executor at every tier): gate/up reductions with
-  /// tails (33..70 blocks of 32) or short (1..31 blocks: idle lanes), or 1..6 blocks of 256; down
-  /// reductions of 1..4 or (every third case) up to 40 chunks; expert counts that force sharing
-  /// (ids from n_used..n_used+2 of 8..16 experts) and, every sixth case, 256 experts (little
-  /// sharing); n_used 6, or 1..8 on every fourth case; repeats inside a row on every fifth.
+  /// Shapes by case, small enough for the CPU executor at every tier (the lane split inside a
+  /// projection is qmv's, checked at length by qmv's properties; here the grouping, the passes and
+  /// the epilogue are what vary): every third case one reduction has tails (33..40 blocks of 32,
+  /// the other dimension one block or chunk), else 1..6 gate/up blocks under 1..2 chunks of n_ff;
+  /// 1..2 blocks of 256 for the q8_k layouts; expert counts that force sharing (ids from
+  /// n_used..n_used+2 of 8..16 experts) and, every sixth case, 256 experts (little sharing);
+  /// n_used 6, or 1..8 on every fourth case; repeats inside a row on every fifth.
   static data draw(const entry& e, int pool, int c) {
     const int dot = dot_of(e.info.layout), chunk = chunk_of(e.info.layout);
-    const bool wide = dot == 32;
-    const int embd_blocks = wide ? (c % 3 == 0 ? detail::uniform(33, 70) : detail::uniform(1, 31)) : detail::uniform(1, 6);
-    const int ff_chunks = wide ? detail::uniform(1, c % 3 == 1 ? 40 : 4) : detail::uniform(1, 2);
+    const bool wide = dot == 32, many = c % 6 == 5;
+    int embd_blocks = 1, ff_chunks = 1;
+    if (!wide) {
+      embd_blocks = detail::uniform(1, 2);
+    } else if (c % 3 == 0 && !many) {
+      const bool long_gate_up = c % 2 == 0;
+      embd_blocks = long_gate_up ? detail::uniform(33, 40) : 1;
+      ff_chunks = long_gate_up ? 1 : detail::uniform(33, 40);
+    } else {
+      embd_blocks = detail::uniform(1, 6);
+      ff_chunks = detail::uniform(1, 2);
+    }
     const int n_used = c % 4 == 3 ? detail::uniform(1, ops::moe::max_used) : 6;
-    const bool many = c % 6 == 5;
     const int n_expert = many ? 256 : detail::uniform(std::max(n_used, 8), 16);
     const int span = many ? 256 : detail::uniform(n_used, n_used + 2);
     return make(e.info.layout, embd_blocks * dot, ff_chunks * chunk, n_expert, n_used, span, c % 5 == 4, pool,
                 *rc::gen::resize(100, rc::gen::arbitrary<std::uint64_t>()));
   }
-  /// P5's cases: the phase's reduction with tails (33..97 blocks of 32), its other dimension short.
+  /// P5's cases: the phase's reduction with tails (33..97 blocks of 32), its other dimension short,
+  /// no clamp.
   static data tail_data(const entry& e, int pool, std::uint64_t seed) {
     quant::splitmix64 rng{seed};
     int nb = 33 + int(rng() % 65);
     nb += nb % 32 == 0;
     const bool gu = e.info.runs == ops::moe::phase::gate_up;
     const int chunk = chunk_of(e.info.layout);
-    return make(e.info.layout, gu ? nb * 32 : 64, gu ? chunk : nb * 32 / chunk * chunk, 8, 6, 7, false, pool, rng());
+    // no clamp: a saturated g or u has the same bits in every order, which is not what P5 asks about
+    auto d = make(e.info.layout, gu ? nb * 32 : 64, gu ? chunk : nb * 32 / chunk * chunk, 8, 6, 7, false, pool, rng());
+    d.clamp = 0.0f;
+    return d;
   }
 
   static layout tight_layout() { return {}; }
@@ -413,7 +431,7 @@ struct harness<ops::moe::op> {
       with_order(e.info.order, [&]<class O>() {
         const auto estimate = [&]<class F>(const std::byte* mat, std::size_t row_bytes, int r, const std::byte* act, int k) {
           using A = typename F::activation;
-          std::vector<float> x(std::size_t(k));
+          std::vector<float> x(static_cast<std::size_t>(k));
           const auto* blocks = reinterpret_cast<const typename A::block*>(act);
           for (int bl = 0; bl < k / A::block_elems; ++bl) A::dequant(blocks[bl], x.data() + std::size_t(bl) * A::block_elems);
           return dot_oracle<F, O>(reinterpret_cast<const typename F::block*>(mat + std::size_t(r) * row_bytes), x.data(),

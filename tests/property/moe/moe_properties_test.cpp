@@ -27,7 +27,7 @@ TEST(MoeProperties, EverySpecPassesTheDrivers) {
 std::vector<float> qmv_r1(std::string_view format, std::string_view order, const std::byte* w, std::size_t row_bytes,
                           int n_out, const std::byte* act, std::size_t act_bytes, int k) {
   const auto& e = registry::find_axes<ops::qmv::op>(format, "r1", order);
-  std::vector<float> out(std::size_t(n_out));
+  std::vector<float> out(static_cast<std::size_t>(n_out));
   e.run_cpu({w, row_bytes, act, act_bytes, out.data(), std::size_t(n_out), n_out, k, 1});
   return out;
 }

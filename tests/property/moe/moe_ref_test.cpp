@@ -57,7 +57,7 @@ void fill_matrix(quant::splitmix64& rng, std::byte* m, int n_out, std::size_t ro
 
 template <class F>
 std::vector<double> dequant_row(const std::byte* m, std::size_t row_bytes, int r, int k) {
-  std::vector<float> f(std::size_t(k));
+  std::vector<float> f(static_cast<std::size_t>(k));
   const auto* row = reinterpret_cast<const typename F::block*>(m + std::size_t(r) * row_bytes);
   for (int b = 0; b < k / F::block_elems; ++b) F::dequant(row[b], f.data() + std::size_t(b) * F::block_elems);
   return {f.begin(), f.end()};

@@ -36,8 +36,8 @@ struct kernel {
   static constexpr int chunk = mid_chunk<L>;
   static constexpr bool can_run(const problem& p) { return fits<L, R>(p); }
 
-  static long units_max(const problem& p) { return long(p.rows) * p.n_used + 1; }
-  static long chunks(const problem& p) { return p.n_ff / chunk; }
+  ORDO_HD static long units_max(const problem& p) { return long(p.rows) * p.n_used + 1; }
+  ORDO_HD static long chunks(const problem& p) { return p.n_ff / chunk; }
 
   // ---- CPU executor
   static constexpr int lanes = 1;

@@ -71,6 +71,12 @@ struct spec_report {
       if (r.property == property) return &r;
     return nullptr;
   }
+  /// The outcome of one property; not_applicable when the spec did not run it (mutation checks
+  /// assert a mutant's P1/P2/oracle outcome with it).
+  outcome status_of(std::string_view property) const {
+    const auto* p = find(property);
+    return p ? p->status : outcome::not_applicable;
+  }
   /// "qmv.q8_0.r4.ls32 pass (P1 P2 P3 P4 P5 oracle)" or "… FAIL P2: <why> | …".
   std::string line() const {
     std::string s = spec + (passed() ? " pass (" : " FAIL ");

@@ -50,11 +50,6 @@ router_entry mutant_of(const char* name, void (*run)(const ops::router::problem&
   return e;
 }
 
-outcome status_of(const spec_report& r, std::string_view property) {
-  const auto* p = r.find(property);
-  return p ? p->status : outcome::not_applicable;
-}
-
 bool equals_replay(const router_entry& e, const H::data& d, const std::vector<int>& ids) {
   const auto got = H::run(cpu_backend(), e, d, ids, H::tight_layout());
   for (std::size_t s = 0; s < ids.size(); ++s)
@@ -66,7 +61,7 @@ TEST(RouterMutants, TiesToHighestIdIsCaughtByP2) {
   const auto bad = mutant_of("router.r4.topk", &ties_to_highest_id);
   const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
-  EXPECT_EQ(status_of(r, "P2"), outcome::fail);
+  EXPECT_EQ(r.status_of("P2"), outcome::fail);
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const auto d = H::make(256, 6, 4, false, true, seed);
     EXPECT_TRUE(equals_replay(registry::find<ops::router::op>("router.r4.topk"), d, {0, 1, 2, 3}));
@@ -78,7 +73,7 @@ TEST(RouterMutants, ReversedWeightSumIsCaughtByP2) {
   const auto bad = mutant_of("router.r1.topk", &reversed_weight_sum);
   const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
-  EXPECT_EQ(status_of(r, "P2"), outcome::fail);
+  EXPECT_EQ(r.status_of("P2"), outcome::fail);
   const auto& good = registry::find<ops::router::op>("router.r1.topk");
   int observable = 0, caught = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {

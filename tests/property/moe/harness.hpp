@@ -19,6 +19,7 @@
 #include "../drivers/data.hpp"
 #include "../drivers/properties.hpp"
 #include "../qmv/dot_oracle.hpp"
+#include "../qmv/harness.hpp"
 #include "ordo/ops/moe/moe.hpp"
 #include "ordo/ops/moe/replay.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
@@ -65,13 +66,10 @@ struct harness<ops::moe::op> {
     }(ops::moe::all_layouts{});
     if (!found) throw std::invalid_argument("unknown moe layout " + std::string(name));
   }
+  /// The orders the preset compiles, by name (qmv's: moe's projections are qmv's).
   template <class Fn>
   static void with_order(std::string_view name, Fn&& fn) {
-    bool found = false;
-    [&]<class... Os>(meta::type_list<Os...>) {
-      ((Os::name == name ? (fn.template operator()<Os>(), found = true) : false), ...);
-    }(typename tune::preset::qmv::orders{});
-    if (!found) throw std::invalid_argument("no replay for order " + std::string(name));
+    harness<ops::qmv::op>::with_order(name, std::forward<Fn>(fn));
   }
 
   template <class F>

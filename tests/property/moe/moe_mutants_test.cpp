@@ -54,11 +54,6 @@ moe_entry mutant_of(std::string_view name) {
   return e;
 }
 
-outcome status_of(const spec_report& r, std::string_view property) {
-  const auto* p = r.find(property);
-  return p ? p->status : outcome::not_applicable;
-}
-
 spec_report check(const moe_entry& mutant) {
   auto r = check_spec(cpu_backend(), mutant, default_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
@@ -70,18 +65,18 @@ using ops::moe::phase;
 TEST(MoeMutants, OneRowsPartialOrderChangedIsCaughtByP1AndP2) {
   const auto a = check(mutant_of<ops::moe::kernel<ops::moe::q8_0_layout, 4, order::lane_strided, phase::gate_up, policy,
                                                   last_pair_descending>>("moe.q8_0.r4.ls32.gate_up"));
-  EXPECT_EQ(status_of(a, "P1"), outcome::fail);
-  EXPECT_EQ(status_of(a, "P2"), outcome::fail);
+  EXPECT_EQ(a.status_of("P1"), outcome::fail);
+  EXPECT_EQ(a.status_of("P2"), outcome::fail);
   const auto b = check(mutant_of<ops::moe::kernel<ops::moe::q2_layout, 8, order::lane_strided, phase::down, policy,
                                                   last_pair_descending>>("moe.q2.r8.ls32.down"));
-  EXPECT_EQ(status_of(b, "P1"), outcome::fail);
-  EXPECT_EQ(status_of(b, "P2"), outcome::fail);
+  EXPECT_EQ(b.status_of("P1"), outcome::fail);
+  EXPECT_EQ(b.status_of("P2"), outcome::fail);
 }
 
 TEST(MoeMutants, WeightedSumOrderChangedIsCaughtByReplay) {
   const auto r = check(mutant_of<ops::moe::kernel<ops::moe::mxfp4_layout, 2, order::lane_strided, phase::down, policy,
                                                   shared_expert_first>>("moe.mxfp4.r2.ls32.down"));
-  EXPECT_EQ(status_of(r, "P2"), outcome::fail);
+  EXPECT_EQ(r.status_of("P2"), outcome::fail);
 }
 
 TEST(MoeMutants, ExpertReadForARowThatDidNotSelectItIsCaughtByP1AndP2) {
@@ -91,8 +86,8 @@ TEST(MoeMutants, ExpertReadForARowThatDidNotSelectItIsCaughtByP1AndP2) {
                                                           row_one_reads_row_zeros_experts>>("moe.q4_k.r3.ls32.gate_up"))
                        : check(mutant_of<ops::moe::kernel<ops::moe::f32_layout, 16, order::lane_blocked, phase::down, policy,
                                                           row_one_reads_row_zeros_experts>>("moe.f32.r16.lb32.down"));
-    EXPECT_EQ(status_of(r, "P1"), outcome::fail);
-    EXPECT_EQ(status_of(r, "P2"), outcome::fail);
+    EXPECT_EQ(r.status_of("P1"), outcome::fail);
+    EXPECT_EQ(r.status_of("P2"), outcome::fail);
   }
 }
 

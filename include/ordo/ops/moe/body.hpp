@@ -3,7 +3,7 @@
 /// Grouping: the rows' (row, slot) pairs are sorted by expert id (then row, then slot) into units,
 /// one per distinct selected expert, plus unit 0, the shared expert, whose pairs are every row at
 /// slot n_used. A unit's pairs share each weight row's load, R pairs per pass; the accumulate of a
-/// pass is qmv's (qmv::accumulate_rows, the one-row statement), so each pair's projection has the
+/// pass is qmv's statement (qmv::accumulate_window's, over gathered rows), so each pair's projection has the
 /// bits of qmv at tier 1 on the expert's slice, whoever else is in the pass (E1). The unit order
 /// cannot change bits: every pair's result lands in its own (row, slot) place, and the sum over a
 /// row's slots runs afterwards in the fixed order of `steps::weighted_sum`.
@@ -30,11 +30,22 @@ struct steps {
   ORDO_HD ORDO_FORCEINLINE static int expert_of(const problem& p, int i, int k) {
     return p.expert_ids[std::size_t(i) * p.route_stride + std::size_t(k)];
   }
-  /// One pass's accumulate: qmv's.
+  /// One pass's accumulate: qmv::accumulate_window's statement over the pass's pairs instead of
+  /// a problem's strided rows — the Order's lane range, ascending blocks, `acc[j] = acc[j] +
+  /// F::dot_block(w, x)` for every live pair (the one-row statement; E1). The property test
+  /// EveryPairsProjectionsAreQmvTierOneBits checks the bits against qmv itself.
   template <quant::quant_format F, class Order, int R, class Rows>
   ORDO_HD ORDO_FORCEINLINE static void accumulate(const std::byte* window, int w0, int w1, int nb, int lane, int live,
                                                   const Rows& rows, float (&acc)[R]) {
-    qmv::accumulate_rows<F, Order, R>(window, w0, w1, nb, lane, live, rows, acc);
+    const order::lane_range range = Order::range(lane, nb, w0, w1);
+#pragma unroll 1
+    for (int b = range.begin; b < range.end; b += range.step) {
+      const auto* w = reinterpret_cast<const typename F::block*>(window + std::size_t(b - w0) * qmv::dot_bytes<F>);
+#pragma unroll
+      for (int j = 0; j < R; ++j) {
+        if (j < live) acc[j] = acc[j] + F::dot_block(w, rows.row(j)[b]);
+      }
+    }
   }
   /// out = ((part[0] + part[1]) + … + part[n_used−1]) + part[n_used]: the slots in output order,
   /// then the shared expert (the reference's order: routed sum first, shared added last).

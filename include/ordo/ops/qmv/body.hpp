@@ -12,24 +12,12 @@
 
 namespace ordo::ops::qmv {
 
-/// The activation rows of a qmv problem: row i at acts + i·act_row_bytes.
-template <class ActBlock>
-struct strided_act_rows {
-  const std::byte* acts;
-  std::size_t act_row_bytes;
-  ORDO_HD ORDO_FORCEINLINE const ActBlock* row(int i) const {
-    return reinterpret_cast<const ActBlock*>(acts + std::size_t(i) * act_row_bytes);
-  }
-};
-
-/// One lane's accumulation over the blocks [w0, w1) of a reduction of nb dot blocks, for the
-/// `live` activation rows that `rows.row(i)` names (i < live <= R). `window` points at the weight
-/// bytes of block w0 (global memory, or a shared-memory copy of them). The lane adds, in ascending
-/// order of its blocks, `acc[i] = acc[i] + term` for every live row i. moe runs its expert passes
-/// through this same statement (its rows are the pairs that selected one expert).
-template <quant::quant_format F, class Order, int R, class Rows>
-ORDO_HD ORDO_FORCEINLINE void accumulate_rows(const std::byte* window, int w0, int w1, int nb, int lane, int live,
-                                              const Rows& rows, float (&acc)[R]) {
+/// One lane's accumulation over the blocks [w0, w1) of a reduction of nb dot blocks. `window`
+/// points at the weight bytes of block w0 (global memory, or a shared-memory copy of them).
+/// The lane adds, in ascending order of its blocks, `acc[i] = acc[i] + term` for every live row i.
+template <quant::quant_format F, class Order, int R>
+ORDO_HD ORDO_FORCEINLINE void accumulate_window(const std::byte* window, int w0, int w1, int nb, int lane,
+                                                const problem& p, float (&acc)[R]) {
   using act_block = typename F::activation::block;
   const order::lane_range range = Order::range(lane, nb, w0, w1);
 #pragma unroll 1
@@ -37,20 +25,12 @@ ORDO_HD ORDO_FORCEINLINE void accumulate_rows(const std::byte* window, int w0, i
     const auto* w = reinterpret_cast<const typename F::block*>(window + std::size_t(b - w0) * dot_bytes<F>);
 #pragma unroll
     for (int i = 0; i < R; ++i) {
-      if (i < live) {
-        const act_block* x = rows.row(i) + b;
+      if (i < p.rows) {
+        const auto* x = reinterpret_cast<const act_block*>(p.acts + std::size_t(i) * p.act_row_bytes) + b;
         acc[i] = acc[i] + F::dot_block(w, *x);
       }
     }
   }
-}
-
-/// accumulate_rows over the problem's own activation rows 0..p.rows.
-template <quant::quant_format F, class Order, int R>
-ORDO_HD ORDO_FORCEINLINE void accumulate_window(const std::byte* window, int w0, int w1, int nb, int lane,
-                                                const problem& p, float (&acc)[R]) {
-  using act_block = typename F::activation::block;
-  accumulate_rows<F, Order, R>(window, w0, w1, nb, lane, p.rows, strided_act_rows<act_block>{p.acts, p.act_row_bytes}, acc);
 }
 
 /// Combines row i's lane values in the Order's tree and returns out[i][row].

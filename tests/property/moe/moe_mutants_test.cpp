@@ -67,8 +67,9 @@ TEST(MoeMutants, OneRowsPartialOrderChangedIsCaughtByP1AndP2) {
                                                   last_pair_descending>>("moe.q8_0.r4.ls32.gate_up"));
   EXPECT_EQ(a.status_of("P1"), outcome::fail);
   EXPECT_EQ(a.status_of("P2"), outcome::fail);
-  const auto b = check(mutant_of<ops::moe::kernel<ops::moe::q2_layout, 8, order::lane_strided, phase::down, policy,
-                                                  last_pair_descending>>("moe.q2.r8.ls32.down"));
+  // (a layout of 32-element blocks: its down reductions reach 33..40 blocks, so some lanes own two)
+  const auto b = check(mutant_of<ops::moe::kernel<ops::moe::mxfp4_layout, 8, order::lane_strided, phase::down, policy,
+                                                  last_pair_descending>>("moe.mxfp4.r8.ls32.down"));
   EXPECT_EQ(b.status_of("P1"), outcome::fail);
   EXPECT_EQ(b.status_of("P2"), outcome::fail);
 }

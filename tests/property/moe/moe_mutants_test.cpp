@@ -85,8 +85,8 @@ TEST(MoeMutants, ExpertReadForARowThatDidNotSelectItIsCaughtByP1AndP2) {
     const auto r = ph == phase::gate_up
                        ? check(mutant_of<ops::moe::kernel<ops::moe::q4_k_layout, 3, order::lane_strided, phase::gate_up, policy,
                                                           row_one_reads_row_zeros_experts>>("moe.q4_k.r3.ls32.gate_up"))
-                       : check(mutant_of<ops::moe::kernel<ops::moe::f32_layout, 16, order::lane_blocked, phase::down, policy,
-                                                          row_one_reads_row_zeros_experts>>("moe.f32.r16.lb32.down"));
+                       : check(mutant_of<ops::moe::kernel<ops::moe::q8_0_layout, 16, order::lane_blocked, phase::down, policy,
+                                                          row_one_reads_row_zeros_experts>>("moe.q8_0.r16.lb32.down"));
     EXPECT_EQ(r.status_of("P1"), outcome::fail);
     EXPECT_EQ(r.status_of("P2"), outcome::fail);
   }

@@ -13,10 +13,10 @@ using namespace ordo::test;
 using H = harness<ops::moe::op>;
 
 TEST(MoeProperties, SpaceHasEveryLayoutTierOrderAndPhase) {
-  // 5 layouts × ls32 + 3 layouts × lb32, × the preset's tiers, × 2 phases
-  EXPECT_EQ(registry::table<ops::moe::op>.size(), std::size_t(8 * tune::preset::qmv::tiers::values.size() * 2));
+  // 5 layouts × ls32 + the q8_0 layout × lb32, × the preset's tiers, × 2 phases
+  EXPECT_EQ(registry::table<ops::moe::op>.size(), std::size_t(6 * tune::preset::qmv::tiers::values.size() * 2));
   EXPECT_NO_THROW(registry::find<ops::moe::op>("moe.q2.r1.ls32.gate_up"));
-  EXPECT_NO_THROW(registry::find<ops::moe::op>("moe.mxfp4.r16.lb32.down"));
+  EXPECT_NO_THROW(registry::find<ops::moe::op>("moe.q8_0.r16.lb32.down"));
 }
 
 TEST(MoeProperties, EverySpecPassesTheDrivers) {

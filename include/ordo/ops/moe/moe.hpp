@@ -26,10 +26,10 @@ struct op {
                                typename Preset::qmv::orders,
                                meta::type_list<spec::option<phase::gate_up>, spec::option<phase::down>>>;
 
-  /// lane_strided everywhere; lane_blocked where qmv ships it too (f32, q8_0, mxfp4).
+  /// lane_strided everywhere; lane_blocked for the q8_0 layout only, as the second order P5 needs
+  /// (every entry costs compile time of every GPU preset; the engine runs ls32).
   template <class L, class Tier, class Order, class P>
-  static constexpr bool valid = std::is_same_v<Order, order::lane_strided> || std::is_same_v<L, f32_layout> ||
-                                std::is_same_v<L, q8_0_layout> || std::is_same_v<L, mxfp4_layout>;
+  static constexpr bool valid = std::is_same_v<Order, order::lane_strided> || std::is_same_v<L, q8_0_layout>;
 
   template <class Preset, class L, class Tier, class Order, class P>
   using kernel = moe::kernel<L, Tier::value, Order, P::value, typename Preset::qmv::policy>;

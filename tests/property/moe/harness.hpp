@@ -154,7 +154,7 @@ struct harness<ops::moe::op> {
     if (!wide) {
       embd_blocks = detail::uniform(1, 2);
     } else if (c % 3 == 0 && !many) {
-      const bool long_gate_up = c % 2 == 0;
+      const bool long_gate_up = c % 4 == 0;  // c ≡ 0 mod 12: long gate/up; c ≡ 6 mod 12: long down at the full tier
       embd_blocks = long_gate_up ? detail::uniform(33, 40) : 1;
       ff_chunks = long_gate_up ? 1 : detail::uniform(33, 40);
     } else {

@@ -231,7 +231,7 @@ struct kernel {
         const int oo = row_live ? o : 0;
         if (lane < p.rows)
           for (int k = 0; k <= p.n_used; ++k) part[lane][k] = missing_partial();
-        __syncwarp();
+        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
         for (int u = 0; u <= ul.n_units; ++u) {
           const int n_pairs = unit_pair_count(ul, p, u);
           for (int j0 = 0; j0 < n_pairs; j0 += R) {
@@ -253,9 +253,9 @@ struct kernel {
               }
           }
         }
-        __syncwarp();
+        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
         if (row_live && lane < p.rows) write_out(p, lane, o, part[lane]);
-        __syncwarp();
+        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
       }
     }
   }

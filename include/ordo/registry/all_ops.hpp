@@ -8,6 +8,7 @@
 #include "ordo/ops/hc/hc.hpp"
 #include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/kv_store/kv_store.hpp"
+#include "ordo/ops/moe/moe.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/quantize_rows/quantize_rows.hpp"
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
@@ -26,7 +27,8 @@ using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::hc::op,
                                ops::kv_store::op,
                                ops::attention::op,
-                               ops::indexer::op>;
+                               ops::indexer::op,
+                               ops::moe::op>;
 
 /// Calls f.template operator()<Op>() for every family, in all_ops order.
 template <class Fn>

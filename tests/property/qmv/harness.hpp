@@ -13,6 +13,7 @@
 #include "../drivers/data.hpp"
 #include "../drivers/properties.hpp"
 #include "../quantize_rows/harness.hpp"
+#include "dot_oracle.hpp"
 #include "ordo/ops/qmv/qmv.hpp"
 #include "ordo/ops/qmv/replay.hpp"
 #include "ordo/order/replay.hpp"
@@ -172,20 +173,7 @@ struct harness<ops::qmv::op> {
     return bytes;
   }
 
-  static double gamma(int n) { return n * 0x1p-24 / (1 - n * 0x1p-24); }
-
-  /// The oracle. exact = Σ_b e_b, e_b = Σ_j w_j·x_j in double over the dequantized weights w
-  /// (F::dequant) and dequantized activations x (A::dequant of the blocks the kernel reads).
-  /// The kernel computes each term t_b in float and sums the terms in the order's chains:
-  ///  - term error: |t_b − e_b| <= γ(c_F)·C_b, with C_b = Σ_j |w_j|·|x_j| except for formats with
-  ///    a block min (q2_k, q4_k), where w_j = d1·q_j − m1 and C_b = Σ_j (|d1·q_j| + |m1|)·|x_j|
-  ///    (the int→float conversions, the scale products and the fma each round once against these
-  ///    components, and so does the oracle's own dequant: c_F = 12 for the integer-dot formats;
-  ///    the float formats' 32-long fma chain against exact act_f32 values: c_F = 32);
-  ///  - accumulation: each term passes through at most L + 5 float additions, L = the longest
-  ///    lane chain of the order for nb blocks (counted from the order's written definition), 5
-  ///    butterfly levels, so |Σ error| <= γ(L+5)·Σ_b (|e_b| + γ(c_F)·C_b);
-  ///  - plus 2^-120 for terms that underflow (none do with these magnitudes).
+  /// The oracle: every output within dot_oracle's derived bound (dot_oracle.hpp states it).
   static std::string oracle(const entry& e, const data& d, int pool_row, const std::vector<std::byte>& got_bytes) {
     std::string why;
     const auto got = outputs(got_bytes);
@@ -194,44 +182,17 @@ struct harness<ops::qmv::op> {
       const auto act = host_acts<F>(d, pool_row);
       std::vector<float> x(std::size_t(d.k));
       for (int b = 0; b < d.nb; ++b) A::dequant(act[std::size_t(b)], x.data() + std::size_t(b) * A::block_elems);
-      int chain = 0;
       with_order(e.info.order, [&]<class O>() {
-        std::vector<int> per_lane(32, 0);
-        for (int b = 0; b < d.nb; ++b) ++per_lane[std::size_t(order::definition<O>::lane_of(b, d.nb))];
-        chain = *std::max_element(per_lane.begin(), per_lane.end());
-      });
-      constexpr int c_f = quant::integer_dot_format<F> ? 12 : 32;
-      const double g_term = gamma(c_f), g_acc = gamma(chain + 5);
-      std::vector<float> w(std::size_t(F::dot_elems)), w_scaled(std::size_t(F::dot_elems));
-      for (int r = 0; r < d.n_out && why.empty(); ++r) {
-        const auto* row = reinterpret_cast<const typename F::block*>(d.weights.data() + std::size_t(r) * d.dense_row_bytes);
-        double exact = 0, magnitude = 0, components = 0;
-        for (int b = 0; b < d.nb; ++b) {
-          double e_b = 0, c_b = 0;
-          for (int i = 0; i < quant::blocks_per_dot<F>; ++i) {
-            const auto& blk = row[std::size_t(b) * quant::blocks_per_dot<F> + std::size_t(i)];
-            F::dequant(blk, w.data() + std::size_t(i) * F::block_elems);
-            auto scaled_only = blk;  // the block without its min: w = d1·q − m1 → d1·q
-            if constexpr (requires { scaled_only.dmin; }) scaled_only.dmin = 0;
-            F::dequant(scaled_only, w_scaled.data() + std::size_t(i) * F::block_elems);
-          }
-          for (int j = 0; j < F::dot_elems; ++j) {
-            const double xv = x[std::size_t(b) * F::dot_elems + std::size_t(j)];
-            const double wv = w[std::size_t(j)], sv = w_scaled[std::size_t(j)];
-            e_b += wv * xv;
-            c_b += (std::fabs(sv) + std::fabs(sv - wv)) * std::fabs(xv);
-          }
-          exact += e_b;
-          magnitude += std::fabs(e_b) + g_term * c_b;
-          components += c_b;
+        for (int r = 0; r < d.n_out && why.empty(); ++r) {
+          const auto* row = reinterpret_cast<const typename F::block*>(d.weights.data() + std::size_t(r) * d.dense_row_bytes);
+          const dot_estimate est = dot_oracle<F, O>(row, x.data(), d.nb);
+          const double diff = std::fabs(double(got[std::size_t(r)]) - est.exact);
+          if (!(diff <= est.bound))
+            why = "out[" + std::to_string(r) + "] = " + std::to_string(got[std::size_t(r)]) + ", exact " +
+                  std::to_string(est.exact) + ", |diff| " + std::to_string(diff) + " > bound " + std::to_string(est.bound) +
+                  " (nb " + std::to_string(d.nb) + ", n_out " + std::to_string(d.n_out) + ")";
         }
-        const double bound = g_acc * magnitude + g_term * components + 0x1p-120;
-        const double diff = std::fabs(double(got[std::size_t(r)]) - exact);
-        if (!(diff <= bound))
-          why = "out[" + std::to_string(r) + "] = " + std::to_string(got[std::size_t(r)]) + ", exact " +
-                std::to_string(exact) + ", |diff| " + std::to_string(diff) + " > bound " + std::to_string(bound) +
-                " (nb " + std::to_string(d.nb) + ", n_out " + std::to_string(d.n_out) + ")";
-      }
+      });
     });
     return why;
   }

@@ -1,0 +1,250 @@
+// bench/moe: time of one grouped MoE step (the registry's moe gate_up launch, then its down launch,
+// lane-strided order) at DS4 dims (n_embd 4096, n_ff_exp 2048, 256 routed experts, 6 used, the
+// Q8_0 shared expert) at tiers 1–8 and 16, next to a copy bandwidth measured in the same run.
+//
+//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE]
+//
+// The routed tensors are the full 256-expert [n_expert][n_out][row] shape (≥ 1.8 GB per layout, so
+// launches read HBM, not the 50 MB L2); every step of a batch uses another of 64 drawn routings
+// (each row 6 distinct experts of 256, uniformly), so steps cycle over the experts. Bytes of a
+// step = the union of the step's selected experts × (gate + up + down bytes of one expert) + the
+// shared expert + the x, mid, mid_act and out traffic; GB/s = bytes / time; the floor is those
+// bytes at the copy bandwidth (the 1 GiB device-to-device memcpy's read + write bytes per second,
+// measured here, now). Time: GPU events over N back-to-back steps / N, the median of 3 batches.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ordo/gpu/device_api.hpp"
+#include "ordo/ops/moe/moe.hpp"
+#include "ordo/quant/random_block.hpp"
+#include "ordo/registry/all_ops.hpp"
+
+namespace {
+
+using namespace ordo;
+
+constexpr int n_embd = 4096, n_ff = 2048, n_expert = 256, n_used = 6, n_routings = 64;
+constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
+
+double copy_bandwidth_gbs() {
+  const std::size_t bytes = std::size_t(1) << 30;
+  gpu::device_buffer<std::byte> a(bytes), b(bytes);
+  gpu::device_memset(a.data(), 1, bytes);
+  ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
+  gpu::event_timer t;
+  const int iters = 10;
+  t.record_start();
+  for (int i = 0; i < iters; ++i)
+    ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
+  return 2.0 * double(bytes) / (t.elapsed_ms() / 1e3 / iters) / 1e9;
+}
+
+/// One matrix [n_out][k] of random blocks of F (the same matrix is replicated to every expert:
+/// bandwidth does not depend on the values).
+template <class F>
+std::vector<std::byte> random_matrix(int n_out, int k, std::uint64_t seed) {
+  const std::size_t blocks = std::size_t(n_out) * std::size_t(k / F::block_elems);
+  std::vector<std::byte> w(blocks * F::block_bytes);
+  quant::splitmix64 rng{seed};
+  auto* b = reinterpret_cast<typename F::block*>(w.data());
+  for (std::size_t i = 0; i < blocks; ++i) b[i] = quant::random_block<F>(rng, 0.02f);
+  return w;
+}
+
+/// A device tensor of n copies of `host`.
+gpu::device_buffer<std::byte> replicated(const std::vector<std::byte>& host, int n) {
+  gpu::device_buffer<std::byte> d(host.size() * std::size_t(n));
+  for (int i = 0; i < n; ++i) gpu::copy_to_device(d.data() + std::size_t(i) * host.size(), host.data(), host.size());
+  return d;
+}
+
+struct result {
+  std::string layout;
+  int tier;
+  double us, bytes, experts;
+};
+
+template <class L>
+void bench_layout(int iters, double copy_gbs, std::vector<result>& results) {
+  using GU = typename L::gate_up;
+  using D = typename L::down;
+  using S = typename L::shared;
+  const auto g_host = random_matrix<GU>(n_ff, n_embd, 1), d_host = random_matrix<D>(n_embd, n_ff, 2);
+  const auto sg_host = random_matrix<S>(n_ff, n_embd, 3), sd_host = random_matrix<S>(n_embd, n_ff, 4);
+  auto gate = replicated(g_host, n_expert), up = replicated(g_host, n_expert), down = replicated(d_host, n_expert);
+  auto sgate = replicated(sg_host, 1), sup = replicated(sg_host, 1), sdown = replicated(sd_host, 1);
+  const std::size_t gu_row = g_host.size() / n_ff, d_row = d_host.size() / n_embd;
+  const std::size_t s_in = sg_host.size() / n_ff, s_out = sd_host.size() / n_embd;
+  const std::size_t expert_bytes = 2 * g_host.size() + d_host.size(), shared_bytes = 2 * sg_host.size() + sd_host.size();
+  constexpr int R_max = 16, slots = n_used + 1;
+  // x and its activations, routings, workspace, out: sized for the largest tier
+  quant::splitmix64 rng{7};
+  std::vector<float> x(std::size_t(R_max) * n_embd);
+  for (auto& v : x) v = quant::uniform_pm1(rng);
+  gpu::device_buffer<float> dx(x.size());
+  dx.upload(x.data(), x.size());
+  const std::size_t xr_row = ops::moe::act_row_bytes<typename GU::activation>(n_embd);
+  const std::size_t xs_row = ops::moe::act_row_bytes<typename S::activation>(n_embd);
+  gpu::device_buffer<std::byte> xr(xr_row * R_max), xs(xs_row * R_max);
+  registry::find_axes<ops::quantize_rows::op>(GU::activation::name).launch_gpu({dx.data(), std::size_t(n_embd), xr.data(), xr_row, n_embd, R_max}, nullptr);
+  registry::find_axes<ops::quantize_rows::op>(S::activation::name).launch_gpu({dx.data(), std::size_t(n_embd), xs.data(), xs_row, n_embd, R_max}, nullptr);
+  std::vector<std::int32_t> ids(std::size_t(n_routings) * R_max * n_used);
+  std::vector<float> weights(ids.size());
+  for (int r = 0; r < n_routings * R_max; ++r) {
+    std::vector<std::int32_t> row;
+    while (int(row.size()) < n_used) {
+      const auto e = std::int32_t(rng() % n_expert);
+      if (std::find(row.begin(), row.end(), e) == row.end()) row.push_back(e);
+    }
+    for (int k = 0; k < n_used; ++k) {
+      ids[std::size_t(r) * n_used + std::size_t(k)] = row[std::size_t(k)];
+      weights[std::size_t(r) * n_used + std::size_t(k)] = 0.25f;
+    }
+  }
+  gpu::device_buffer<std::int32_t> dids(ids.size());
+  gpu::device_buffer<float> dweights(weights.size());
+  dids.upload(ids.data(), ids.size());
+  dweights.upload(weights.data(), weights.size());
+  const std::size_t mid_act_row = ops::moe::mid_act_row_bytes<L>(n_ff);
+  gpu::device_buffer<float> mid(std::size_t(R_max) * slots * n_ff), out(std::size_t(R_max) * n_embd);
+  gpu::device_buffer<std::byte> mid_act(std::size_t(R_max) * slots * mid_act_row);
+
+  for (int tier : tiers) {
+    const std::string base = std::string("moe.") + std::string(L::name) + ".r" + std::to_string(tier) + ".ls32.";
+    const auto& gu = registry::find<ops::moe::op>(base + "gate_up");
+    const auto& dn = registry::find<ops::moe::op>(base + "down");
+    ops::moe::problem p{};
+    p.x_routed = xr.data();
+    p.x_routed_row_bytes = xr_row;
+    p.x_shared = xs.data();
+    p.x_shared_row_bytes = xs_row;
+    p.route_stride = n_used;
+    p.gate = {gate.data(), gu_row, g_host.size()};
+    p.up = {up.data(), gu_row, g_host.size()};
+    p.down = {down.data(), d_row, d_host.size()};
+    p.shared_gate = {sgate.data(), s_in};
+    p.shared_up = {sup.data(), s_in};
+    p.shared_down = {sdown.data(), s_out};
+    p.mid = mid.data();
+    p.mid_stride = n_ff;
+    p.mid_act = mid_act.data();
+    p.mid_act_row_bytes = mid_act_row;
+    p.out = out.data();
+    p.out_stride = n_embd;
+    p.n_embd = n_embd;
+    p.n_ff = n_ff;
+    p.n_expert = n_expert;
+    p.n_used = n_used;
+    p.rows = tier;
+    p.clamp = 10.0f;
+    // routing r: rows r·tier .. of the drawn table (distinct rows for every step of a cycle)
+    auto step = [&](int r) {
+      const std::size_t at = std::size_t(r % (n_routings * R_max / tier)) * std::size_t(tier) * n_used;
+      p.expert_ids = dids.data() + at;
+      p.expert_weights = dweights.data() + at;
+      gu.launch_gpu(p, nullptr);
+      dn.launch_gpu(p, nullptr);
+    };
+    double experts = 0;
+    const int cycle = n_routings * R_max / tier;
+    for (int r = 0; r < cycle; ++r) {
+      std::set<int> u;
+      for (int j = 0; j < tier * n_used; ++j) u.insert(ids[std::size_t(r) * tier * n_used + std::size_t(j)]);
+      experts += double(u.size()) / cycle;
+    }
+    for (int i = 0; i < 5; ++i) step(i);
+    gpu::synchronize();
+    std::vector<double> batch;
+    for (int rep = 0; rep < 3; ++rep) {
+      gpu::event_timer t;
+      t.record_start();
+      for (int i = 0; i < iters; ++i) step(rep * iters + i);
+      batch.push_back(t.elapsed_ms() * 1e3 / iters);
+    }
+    std::sort(batch.begin(), batch.end());
+    // bytes: union of experts' weights + shared + x (read by each pass at most once per unit: counted once) +
+    // mid and mid_act written and read, out written
+    const double bytes = experts * double(expert_bytes) + double(shared_bytes) + double(tier) * double(xr_row + xs_row) +
+                         double(tier) * slots * (2.0 * 4 * n_ff + 2.0 * double(mid_act_row)) + 4.0 * tier * n_embd;
+    results.push_back({std::string(L::name), tier, batch[1], bytes, experts});
+    std::printf("%s r%d: %.1f us\n", std::string(L::name).c_str(), tier, batch[1]);
+    std::fflush(stdout);
+  }
+  (void)copy_gbs;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int iters = 50;
+  std::string markdown, tsv;
+  std::vector<std::string> layouts = {"q2", "mxfp4"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--iters" && i + 1 < argc) iters = std::stoi(argv[++i]);
+    else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
+    else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "moe_bench: unknown argument '%s' (see --help)\n", a.c_str());
+      return 2;
+    }
+  }
+  if (gpu::device_count() == 0) {
+    std::printf("SKIP: no GPU device\n");
+    return 0;
+  }
+  const auto dev = gpu::query_device(0);
+  const double copy_gbs = copy_bandwidth_gbs();
+  std::printf("device %s, %d SMs, tune preset %s\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n\n", dev.name.c_str(),
+              dev.multiprocessors, tune::name, copy_gbs);
+  std::vector<result> results;
+  for (const auto& l : layouts) {
+    if (l == "q2") bench_layout<ops::moe::q2_layout>(iters, copy_gbs, results);
+    else if (l == "mxfp4") bench_layout<ops::moe::mxfp4_layout>(iters, copy_gbs, results);
+    else if (l == "q8_0") bench_layout<ops::moe::q8_0_layout>(iters, copy_gbs, results);
+    else std::fprintf(stderr, "moe_bench: layout %s is not benchmarked\n", l.c_str());
+  }
+  std::string table =
+      "| layout | tier | experts in the union | µs/step | floor µs at copy BW | GB/s | % of copy BW | time vs tier 1 |\n"
+      "|---|---|---|---|---|---|---|---|\n";
+  std::string rows_tsv = "layout\ttier\texperts\tus\tbytes\tcopy_gbs\n";
+  for (const auto& r : results) {
+    const auto& base = *std::find_if(results.begin(), results.end(), [&](const result& b) { return b.layout == r.layout && b.tier == 1; });
+    const double gbs = r.bytes / (r.us * 1e-6) / 1e9;
+    char line[320];
+    std::snprintf(line, sizeof line, "| %s | %d | %.1f | %.1f | %.1f | %.0f | %.0f%% | %.2fx |\n", r.layout.c_str(), r.tier, r.experts,
+                  r.us, r.bytes / (copy_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, r.us / base.us);
+    table += line;
+    std::snprintf(line, sizeof line, "%s\t%d\t%.2f\t%.3f\t%.0f\t%.0f\n", r.layout.c_str(), r.tier, r.experts, r.us, r.bytes, copy_gbs);
+    rows_tsv += line;
+  }
+  std::printf("\n%s", table.c_str());
+  if (!markdown.empty())
+    if (FILE* f = std::fopen(markdown.c_str(), "w")) {
+      std::fprintf(f, "device %s, copy bandwidth %.0f GB/s, %d steps per batch, median of 3\n\n%s", dev.name.c_str(), copy_gbs, iters,
+                   table.c_str());
+      std::fclose(f);
+    }
+  if (!tsv.empty())
+    if (FILE* f = std::fopen(tsv.c_str(), "w")) {
+      std::fputs(rows_tsv.c_str(), f);
+      std::fclose(f);
+    }
+  return 0;
+}

@@ -1,0 +1,265 @@
+/// The moe kernel of spec (Layout, R, Order, Phase) under qmv's Policy (warps per CTA, the
+/// shared-memory window per warp), for the generic GPU entry and CPU executor.
+///
+/// gate_up: work item / CTA = (unit, chunk of mid_chunk<L> gate/up output rows), units = every
+///   possible distinct expert (rows · n_used) plus the shared expert; a CTA past the problem's
+///   units does nothing. For each pass of ≤ R pairs, each output row's gate and up projections
+///   (one warp per weight row, qmv's window staging and combine), then mid = SwiGLU·w; after the
+///   chunk, the CTA quantizes its chunk of every pair's mid into the down activation blocks.
+/// down: work item / CTA rows = output rows of n_embd (one warp per row, as qmv), each visiting
+///   every unit: a pair's partial lands in its (row, slot) place, and the row's sum runs last in
+///   steps::weighted_sum order.
+/// CPU: the same items; an item visits the 32 logical lanes itself (lanes = 1) because a pass
+/// combines before the next pass and the epilogue needs whole chunks.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "ordo/ops/moe/body.hpp"
+#include "ordo/order/combine.hpp"
+
+namespace ordo::ops::moe {
+
+/// Dot blocks per shared-memory window of format F under Policy (qmv's rule).
+template <quant::quant_format F, class Policy>
+inline constexpr std::size_t stage_bytes = std::size_t(32 * ((Policy::window_bytes / (32 * qmv::dot_bytes<F>)) > 0
+                                                                  ? (Policy::window_bytes / (32 * qmv::dot_bytes<F>))
+                                                                  : 1)) *
+                                           qmv::dot_bytes<F>;
+
+template <class L, int R, class Order, phase P, class Policy, class Steps = steps>
+struct kernel {
+  using problem = moe::problem;
+  using GU = typename L::gate_up;
+  using D = typename L::down;
+  using S = typename L::shared;
+  static constexpr int chunk = mid_chunk<L>;
+  static constexpr bool can_run(const problem& p) { return fits<L, R>(p); }
+
+  ORDO_HD static long units_max(const problem& p) { return long(p.rows) * p.n_used + 1; }
+  ORDO_HD static long chunks(const problem& p) { return p.n_ff / chunk; }
+
+  // ---- CPU executor
+  static constexpr int lanes = 1;
+  struct lane_state {};
+  static long work_items(const problem& p) { return P == phase::gate_up ? units_max(p) * chunks(p) : p.n_embd; }
+
+  /// The pass's projections of weight row `wrow` (nb dot blocks) for `live` pairs, on the host:
+  /// the 32 logical lanes one after another, then order::combine on host_lanes.
+  template <class F, class Rows>
+  static void project_host(const std::byte* wrow, int nb, int live, const Rows& rows, float (&res)[R]) {
+    order::host_lanes v[R];
+    for (int lane = 0; lane < order::lanes; ++lane) {
+      float acc[R];
+      for (int j = 0; j < R; ++j) acc[j] = 0.0f;
+      Steps::template accumulate<F, Order, R>(wrow, 0, nb, nb, lane, live, rows, acc);
+      for (int j = 0; j < live; ++j) v[j].v[lane] = acc[j];
+    }
+    for (int j = 0; j < live; ++j) res[j] = order::combine<Order>(v[j]);
+  }
+
+  template <class F, class A>
+  static void gate_up_unit_host(const problem& p, const unit_list<R>& ul, int u, int c, const std::byte* gate,
+                                std::size_t gate_row_bytes, const std::byte* up, std::size_t up_row_bytes) {
+    const int nb = p.n_embd / F::dot_elems, n_pairs = unit_pair_count(ul, p, u);
+    for (int j0 = 0; j0 < n_pairs; j0 += R) {
+      const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
+      const auto rows = pass_x_rows<typename F::activation::block, R>(ul, p, u, j0, live);
+      for (int r = c * chunk; r < (c + 1) * chunk; ++r) {
+        float g[R], v[R];
+        project_host<F>(gate + std::size_t(r) * gate_row_bytes, nb, live, rows, g);
+        project_host<F>(up + std::size_t(r) * up_row_bytes, nb, live, rows, v);
+        for (int j = 0; j < live; ++j) write_mid(p, unit_pair(ul, p, u, j0 + j), r, g[j], v[j]);
+      }
+    }
+    for (int j = 0; j < n_pairs; ++j) quantize_chunk<A>(p, unit_pair(ul, p, u, j), c, 0, 1);
+  }
+
+  static void lane_phase(const problem& p, long item, int, lane_state&) {
+    unit_list<R> ul;
+    build_units<Steps, R>(p, ul);
+    if constexpr (P == phase::gate_up) {
+      const int u = int(item / chunks(p)), c = int(item % chunks(p));
+      if (u > ul.n_units) return;
+      if (u == 0)
+        gate_up_unit_host<S, typename S::activation>(p, ul, 0, c, p.shared_gate.data, p.shared_gate.row_bytes,
+                                                     p.shared_up.data, p.shared_up.row_bytes);
+      else {
+        const std::size_t e = std::size_t(ul.expert[u - 1]);
+        gate_up_unit_host<GU, typename D::activation>(p, ul, u, c, p.gate.data + e * p.gate.expert_bytes, p.gate.row_bytes,
+                                                      p.up.data + e * p.up.expert_bytes, p.up.row_bytes);
+      }
+    } else {
+      const int o = int(item);
+      float part[R][slots_per_row];
+      for (int i = 0; i < p.rows; ++i)
+        for (int k = 0; k <= p.n_used; ++k) part[i][k] = missing_partial();
+      for (int u = 0; u <= ul.n_units; ++u) {
+        const int n_pairs = unit_pair_count(ul, p, u);
+        for (int j0 = 0; j0 < n_pairs; j0 += R) {
+          const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
+          float res[R];
+          if (u == 0) {
+            project_host<S>(p.shared_down.data + std::size_t(o) * p.shared_down.row_bytes, p.n_ff / S::dot_elems, live,
+                            pass_mid_rows<typename S::activation::block, R>(ul, p, u, j0, live), res);
+          } else {
+            const std::size_t e = std::size_t(ul.expert[u - 1]);
+            project_host<D>(p.down.data + e * p.down.expert_bytes + std::size_t(o) * p.down.row_bytes, p.n_ff / D::dot_elems,
+                            live, pass_mid_rows<typename D::activation::block, R>(ul, p, u, j0, live), res);
+          }
+          for (int j = 0; j < live; ++j) {
+            const int code = unit_pair(ul, p, u, j0 + j);
+            part[code / slots_per_row][code % slots_per_row] = res[j];
+          }
+        }
+      }
+      for (int i = 0; i < p.rows; ++i) write_out(p, i, o, part[i]);
+    }
+  }
+  static void finish(const problem&, long, const lane_state (&)[lanes]) {}
+
+  // ---- shared by both executors
+  /// mid (and the probes) of pair `code` at gate/up output row r.
+  ORDO_HD ORDO_FORCEINLINE static void write_mid(const problem& p, int code, int r, float g, float u) {
+    const std::size_t at = slot_index(p, code) * p.mid_stride + std::size_t(r);
+    p.mid[at] = swiglu_mid(g, u, pair_weight(p, code), p.clamp);
+    if (p.gate_out) p.gate_out[at] = g;
+    if (p.up_out) p.up_out[at] = u;
+  }
+  /// Quantizes blocks first, first + step, … of chunk c of pair `code`'s mid into mid_act.
+  template <class A>
+  ORDO_HD ORDO_FORCEINLINE static void quantize_chunk(const problem& p, int code, int c, int first, int step) {
+    const std::size_t s = slot_index(p, code);
+    auto* blocks = reinterpret_cast<typename A::block*>(p.mid_act + s * p.mid_act_row_bytes);
+    for (int b = first; b < chunk / A::block_elems; b += step) {
+      const int blk = c * (chunk / A::block_elems) + b;
+      A::quantize(p.mid + s * p.mid_stride + std::size_t(blk) * A::block_elems, blocks[blk]);
+    }
+  }
+  /// Row i's output at o from its slot partials, and the probe.
+  ORDO_HD ORDO_FORCEINLINE static void write_out(const problem& p, int i, int o, const float* part) {
+    p.out[std::size_t(i) * p.out_stride + std::size_t(o)] = Steps::weighted_sum(part, p.n_used);
+    if (p.partials)
+      for (int k = 0; k <= p.n_used; ++k)
+        p.partials[(std::size_t(i) * std::size_t(p.n_used + 1) + std::size_t(k)) * p.partial_stride + std::size_t(o)] = part[k];
+  }
+
+  // ---- GPU entry
+  static constexpr int warps = Policy::warps;
+  static constexpr int threads = warps * 32;
+  static constexpr std::size_t max2(std::size_t a, std::size_t b) { return a > b ? a : b; }
+  static constexpr std::size_t stage = P == phase::gate_up ? max2(stage_bytes<GU, Policy>, stage_bytes<S, Policy>)
+                                                           : max2(stage_bytes<D, Policy>, stage_bytes<S, Policy>);
+  static constexpr std::size_t units_bytes = (sizeof(unit_list<R>) + 15) / 16 * 16;
+  static constexpr std::size_t part_bytes = P == phase::down ? std::size_t(warps) * R * slots_per_row * sizeof(float) : 0;
+  static constexpr std::size_t shared_bytes = units_bytes + std::size_t(warps) * stage + part_bytes;
+  static unsigned grid(const problem& p) {
+    return unsigned(P == phase::gate_up ? units_max(p) * chunks(p) : (p.n_embd + warps - 1) / warps);
+  }
+
+#if defined(ORDO_DEVICE_PASS)
+  /// The pass's projections of weight row `wrow` for `live` pairs: qmv's window staging, every
+  /// warp of the CTA calling it together (the __syncthreads are uniform); `row_live` false: the
+  /// warp idles through the windows. Every lane returns the combined values.
+  template <class F, class Rows>
+  ORDO_DEVICE static void project_device(const std::byte* wrow, bool row_live, int nb, int live, const Rows& rows,
+                                         std::byte* stage_mem, int lane, float (&res)[R]) {
+    constexpr int wb = int(stage_bytes<F, Policy> / qmv::dot_bytes<F>);
+    float acc[R];
+#pragma unroll
+    for (int j = 0; j < R; ++j) acc[j] = 0.0f;
+    for (int w0 = 0; w0 < nb; w0 += wb) {
+      const int w1 = w0 + wb < nb ? w0 + wb : nb;
+      if (row_live) qmv::copy_window(stage_mem, wrow + std::size_t(w0) * qmv::dot_bytes<F>, std::size_t(w1 - w0) * qmv::dot_bytes<F>, lane);
+      __syncthreads();
+      if (row_live) Steps::template accumulate<F, Order, R>(stage_mem, w0, w1, nb, lane, live, rows, acc);
+      __syncthreads();
+    }
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      order::warp_lanes v{acc[j]};
+      res[j] = order::combine<Order>(v);
+    }
+  }
+
+  template <class F, class A>
+  ORDO_DEVICE static void gate_up_unit_device(const problem& p, const unit_list<R>& ul, int u, int c, const std::byte* gate,
+                                              std::size_t gate_row_bytes, const std::byte* up, std::size_t up_row_bytes,
+                                              std::byte* stage_mem) {
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int nb = p.n_embd / F::dot_elems, n_pairs = unit_pair_count(ul, p, u);
+    for (int j0 = 0; j0 < n_pairs; j0 += R) {
+      const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
+      const auto rows = pass_x_rows<typename F::activation::block, R>(ul, p, u, j0, live);
+      for (int base = c * chunk; base < (c + 1) * chunk; base += warps) {
+        const int r = base + warp;
+        const bool row_live = r < (c + 1) * chunk;
+        const int rr = row_live ? r : c * chunk;
+        float g[R], v[R];
+        project_device<F>(gate + std::size_t(rr) * gate_row_bytes, row_live, nb, live, rows, stage_mem, lane, g);
+        project_device<F>(up + std::size_t(rr) * up_row_bytes, row_live, nb, live, rows, stage_mem, lane, v);
+        if (row_live && lane == 0)
+          for (int j = 0; j < live; ++j) write_mid(p, unit_pair(ul, p, u, j0 + j), r, g[j], v[j]);
+      }
+    }
+    __syncthreads();  // the chunk's mid (global, written by this CTA) is complete
+    for (int j = warp; j < n_pairs; j += warps) quantize_chunk<A>(p, unit_pair(ul, p, u, j), c, lane, 32);
+  }
+
+  ORDO_DEVICE static void run_cta(const problem& p, std::byte* shared) {
+    auto& ul = *reinterpret_cast<unit_list<R>*>(shared);
+    std::byte* stage_mem = shared + units_bytes + std::size_t(int(threadIdx.x) / 32) * stage;
+    if (threadIdx.x == 0) build_units<Steps, R>(p, ul);
+    __syncthreads();
+    if constexpr (P == phase::gate_up) {
+      const int u = int(blockIdx.x / unsigned(chunks(p))), c = int(blockIdx.x % unsigned(chunks(p)));
+      if (u > ul.n_units) return;  // the whole CTA leaves together
+      if (u == 0)
+        gate_up_unit_device<S, typename S::activation>(p, ul, 0, c, p.shared_gate.data, p.shared_gate.row_bytes,
+                                                       p.shared_up.data, p.shared_up.row_bytes, stage_mem);
+      else {
+        const std::size_t e = std::size_t(ul.expert[u - 1]);
+        gate_up_unit_device<GU, typename D::activation>(p, ul, u, c, p.gate.data + e * p.gate.expert_bytes, p.gate.row_bytes,
+                                                        p.up.data + e * p.up.expert_bytes, p.up.row_bytes, stage_mem);
+      }
+    } else {
+      const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+      auto* part = reinterpret_cast<float(*)[slots_per_row]>(shared + units_bytes + std::size_t(warps) * stage) + warp * R;
+      for (int base = int(blockIdx.x) * warps; base < p.n_embd; base += int(gridDim.x) * warps) {
+        const int o = base + warp;
+        const bool row_live = o < p.n_embd;
+        const int oo = row_live ? o : 0;
+        if (lane < p.rows)
+          for (int k = 0; k <= p.n_used; ++k) part[lane][k] = missing_partial();
+        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
+        for (int u = 0; u <= ul.n_units; ++u) {
+          const int n_pairs = unit_pair_count(ul, p, u);
+          for (int j0 = 0; j0 < n_pairs; j0 += R) {
+            const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
+            float res[R];
+            if (u == 0) {
+              project_device<S>(p.shared_down.data + std::size_t(oo) * p.shared_down.row_bytes, row_live, p.n_ff / S::dot_elems,
+                                live, pass_mid_rows<typename S::activation::block, R>(ul, p, u, j0, live), stage_mem, lane, res);
+            } else {
+              const std::size_t e = std::size_t(ul.expert[u - 1]);
+              project_device<D>(p.down.data + e * p.down.expert_bytes + std::size_t(oo) * p.down.row_bytes, row_live,
+                                p.n_ff / D::dot_elems, live, pass_mid_rows<typename D::activation::block, R>(ul, p, u, j0, live),
+                                stage_mem, lane, res);
+            }
+            if (row_live && lane == 0)
+              for (int j = 0; j < live; ++j) {
+                const int code = unit_pair(ul, p, u, j0 + j);
+                part[code / slots_per_row][code % slots_per_row] = res[j];
+              }
+          }
+        }
+        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
+        if (row_live && lane < p.rows) write_out(p, lane, o, part[lane]);
+        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
+      }
+    }
+  }
+#endif
+};
+
+}  // namespace ordo::ops::moe

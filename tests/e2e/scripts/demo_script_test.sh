@@ -34,7 +34,7 @@ check "demo exits 0" '[ $rc -eq 0 ]'
 check "one build status line" '[ "$(grep -c "^demo: built " <<<"$out")" -eq 1 ]'
 check "no build log shown" '! grep -q "stub cmake build log" <<<"$out"'
 check "no oracles fetched" '! grep -q "fetch-oracles" <<<"$out"'
-check "ordo generate ran with the default prompt" 'grep -q "^stub ordo: generate -p Hello! Who are you? -n 24$" <<<"$out"'
+check "ordo generate ran with the default prompt" 'grep -q "^stub ordo: generate -p Hello! Who are you? -n 200$" <<<"$out"'
 check "at most 3 lines (bootstrap, build, ordo)" '[ "$(wc -l <<<"$out")" -le 3 ]'
 
 out="$(STUB_CMAKE_FAIL=1 "$tree/repo/scripts/demo" 2>&1)"; rc=$?

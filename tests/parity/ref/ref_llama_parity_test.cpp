@@ -208,13 +208,14 @@ TEST(RefLoaderNaming, Ds4AndLlamaNamingLoadTheSameMainModel) {
 
 namespace {
 
-// `ordo eval` end to end: the CLI's ORDL dump equals the library's result bit for bit, holds the
-// prompt then the greedy tokens, and --ref-sims off changes the numbers.
+// `ordo eval --backend ref` end to end (auto would pick the exact cpu engine): the CLI's ORDL dump
+// equals the library's result bit for bit, holds the prompt then the greedy tokens, and
+// --ref-sims off changes the numbers.
 TEST(OrdoEvalCli, DumpsPromptAndGreedyRowsLikeTheLibrary) {
   const fs::path dir = work_dir("cli_seed7");
   run_command(std::string("'") + ORDO_BIN + "' synth --preset tiny --seed 7 --naming llama -q -o " + q(dir / "m.gguf"));
   if (HasFatalFailure()) return;
-  const std::string eval = std::string("'") + ORDO_BIN + "' eval -m " + q(dir / "m.gguf") + " --prompt-ids 5,17,300,2,9 --gen 4";
+  const std::string eval = std::string("'") + ORDO_BIN + "' eval --backend ref -m " + q(dir / "m.gguf") + " --prompt-ids 5,17,300,2,9 --gen 4";
   run_command(eval + " --dump-logits " + q(dir / "on.ordl"));
   run_command(eval + " --ref-sims off --dump-logits " + q(dir / "off.ordl"));
   if (HasFatalFailure()) return;

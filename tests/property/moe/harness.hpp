@@ -205,6 +205,10 @@ struct harness<ops::moe::op> {
   }
 
   /// Quantizes `rows` float rows (stride x_stride) by the shipped quantize_rows entry of activation A.
+  /// The activation quantization of `rows` rows through the backend. quantize_rows' device mover
+  /// moves one row past the live ones (its own harness keeps a guard row there), so every input
+  /// and output buffer handed to it here holds a slack row past the live rows (`quantize_slack`).
+  static constexpr int quantize_slack = 1;
   static void quantize(const backend& be, std::string_view act, const float* x, std::size_t x_stride, std::byte* out,
                        std::size_t out_row_bytes, int k, int rows) {
     const auto& qe = registry::find_axes<ops::quantize_rows::op>(act);
@@ -253,14 +257,14 @@ struct harness<ops::moe::op> {
       p.shared_up = {b.sup.data(), d.s_in_row + l.weight_pad};
       p.shared_down = {b.sdown.data(), d.s_out_row + l.weight_pad};
       // x: the live rows' floats, quantized into poisoned rows up to the tier
-      std::vector<float> x(std::size_t(n) * std::size_t(d.n_embd));
+      std::vector<float> x(std::size_t(n + quantize_slack) * std::size_t(d.n_embd));
       for (int s = 0; s < n; ++s)
         std::memcpy(x.data() + std::size_t(s) * std::size_t(d.n_embd), d.pool.at(std::size_t(ids[std::size_t(s)])).x.data(),
                     sizeof(float) * std::size_t(d.n_embd));
       p.x_routed_row_bytes = ops::moe::act_row_bytes<typename GU::activation>(d.n_embd) + l.act_pad;
       p.x_shared_row_bytes = ops::moe::act_row_bytes<typename S::activation>(d.n_embd) + l.act_pad;
-      b.x_routed.assign(std::size_t(R) * p.x_routed_row_bytes, poison);
-      b.x_shared.assign(std::size_t(R) * p.x_shared_row_bytes, poison);
+      b.x_routed.assign(std::size_t(R + quantize_slack) * p.x_routed_row_bytes, poison);
+      b.x_shared.assign(std::size_t(R + quantize_slack) * p.x_shared_row_bytes, poison);
       quantize(be, GU::activation::name, x.data(), std::size_t(d.n_embd), b.x_routed.data(), p.x_routed_row_bytes, d.n_embd, n);
       quantize(be, S::activation::name, x.data(), std::size_t(d.n_embd), b.x_shared.data(), p.x_shared_row_bytes, d.n_embd, n);
       p.x_routed = b.x_routed.data();
@@ -285,9 +289,10 @@ struct harness<ops::moe::op> {
       if (e.info.runs == ops::moe::phase::gate_up) {
         b.mid_act.assign(std::size_t(R) * std::size_t(slots) * p.mid_act_row_bytes, out_byte_sentinel);
       } else {
-        b.mid_act.assign(std::size_t(R) * std::size_t(slots) * p.mid_act_row_bytes, poison);
+        // slot k's rows start k row sizes in: one more row of slots covers its slack row
+        b.mid_act.assign(std::size_t(R + quantize_slack + 1) * std::size_t(slots) * p.mid_act_row_bytes, poison);
         const std::size_t per_row = std::size_t(slots) * std::size_t(d.n_ff);
-        std::vector<float> mid(std::size_t(n) * per_row);
+        std::vector<float> mid(std::size_t(n + quantize_slack + 1) * per_row);
         for (int s = 0; s < n; ++s)
           std::memcpy(mid.data() + std::size_t(s) * per_row, d.pool.at(std::size_t(ids[std::size_t(s)])).mid.data(),
                       sizeof(float) * per_row);

@@ -99,7 +99,7 @@ void layer_state::clear() {
 
 sequence_state::sequence_state(sequence_state_layout layout)
     : layout_(std::make_unique<const sequence_state_layout>(std::move(layout))),
-      arena_(layout_->bytes(), std::max<uint64_t>(layout_->options.alloc.align, 64)) {
+      arena_(layout_->bytes(), std::max<uint64_t>(layout_->options.alloc.align, 64), layout_->options.alloc.memory) {
   std::byte* p = arena_.data();
   const uint32_t slack = layout_->options.slack_rows, ctx = layout_->options.ctx;
   layers_.reserve(layout_->layers.size());

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "ordo/quant/dequant_row.hpp"
+#include "ordo/runtime/device_weights.hpp"
 #include "ordo/runtime/layer_step.hpp"
 
 namespace ordo::runtime {
@@ -13,11 +15,21 @@ namespace ordo::runtime {
 namespace {
 // The tiers every family of the step compiles (docs/engine.md: 1–8 and 16).
 constexpr int step_tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
+
+session_options resolve_options(session_options o) {
+  if (o.executor == executor_kind::gpu) {
+    if (!device::present()) throw gpu::error("session: the gpu executor needs a GPU build and a device (device::present() is false)");
+    o.alloc.memory = memory_kind::managed;  // kernels and the step's host loops share every arena
+  }
+  return o;
+}
 }  // namespace
 
 struct session::impl {
-  const model_weights* w;
+  const model_weights* w;  // the mapped file: host reads (embedding, block vectors)
   session_options o;
+  std::optional<device_weights> uploaded;  // gpu: every tensor, once
+  const model_weights* kernel_weights;     // what the entries read: *w or uploaded->views()
   std::map<int, step_plan> plans;
   std::vector<block_vectors> vectors;  // [n_layer]
   block_vectors head_vectors;
@@ -27,23 +39,39 @@ struct session::impl {
   std::vector<float> hc_rows;  // [chunk][hc_dim]: the chunk's HC state between layers
   std::vector<float> hc_in;    // observer copy
   layer_observer observer;
-  cpu_executor ex;
+  cpu_executor cpu;
+  std::optional<device::stream> stream;
+  std::optional<gpu_executor> gpu;
 
   impl(const model_weights& weights, session_options opt)
       : w(&weights),
-        o(std::move(opt)),
+        o(resolve_options(std::move(opt))),
+        kernel_weights(&weights),
         state(plan_sequence_state(weights.hparams(), state_options{o.ctx, o.max_tier, o.alloc})),
         ws(plan_workspace(weights.hparams(), o.ctx, o.max_tier, o.alloc)),
-        scratch(make_step_scratch(weights.hparams(), o.ctx, o.max_tier)) {
-    for (const auto& b : w->layers()) vectors.push_back(bind_vectors(b));
-    head_vectors = bind_vectors(w->globals());
+        scratch(make_step_scratch(weights.hparams(), o.ctx, o.max_tier, o.alloc)) {
+    if (o.executor == executor_kind::gpu) {
+      uploaded.emplace(weights);
+      kernel_weights = &uploaded->views();
+      stream.emplace();
+      gpu.emplace(stream->get());
+    }
+    for (const auto& b : w->layers()) vectors.push_back(bind_vectors(b, o.alloc.memory));
+    head_vectors = bind_vectors(w->globals(), o.alloc.memory);
   }
 
   const step_plan& plan(int tier) {
     auto it = plans.find(tier);
-    if (it == plans.end()) it = plans.emplace(tier, plan_for(*w, tier, o.order)).first;
+    if (it == plans.end()) it = plans.emplace(tier, plan_for(*kernel_weights, tier, o.order)).first;
     it->second.require_complete();
     return it->second;
+  }
+
+  /// Calls f with the session's executor (one layer_step template, two executors).
+  template <class F>
+  void with_executor(F&& f) {
+    if (gpu) f(*gpu);
+    else f(cpu);
   }
 };
 
@@ -59,6 +87,12 @@ const sequence_state& session::state() const { return impl_->state; }
 sequence_state& session::state() { return impl_->state; }
 const model::ds4_hparams& session::hparams() const { return impl_->w->hparams(); }
 void session::observe(layer_observer f) { impl_->observer = std::move(f); }
+executor_kind session::executor() const { return impl_->o.executor; }
+
+void session::restart() {
+  impl_->with_executor([](const auto& ex) { ex.sync(); });  // nothing of the last step still reads the state
+  impl_->state.clear();
+}
 
 int session::tier_for_chunk(uint32_t chunk) const {
   const uint32_t cap = std::min(chunk, impl_->o.max_tier);
@@ -94,13 +128,18 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
     }
     // Layer-major: the whole chunk through layer il, in groups of ≤ tier rows, then layer il + 1.
     for (uint32_t il = 0; il < h.n_layer; ++il) {
-      const block_binding b{&h, &plan.layers[il], &m.w->layer(il), &m.vectors[il]};
+      const block_binding b{&h, &plan.layers[il], &m.kernel_weights->layer(il), &m.vectors[il]};
       for (std::size_t g0 = 0; g0 < len; g0 += tier) {
         const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
         float* hc = m.ws.row_as<float>(stage::hc, 0);
         for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
+        // The token ids where every executor's router reads them (the hash router's kernel).
+        std::copy_n(tokens.data() + c0 + g0, n, m.scratch.tokens.data());
         if (m.observer) m.hc_in.assign(hc, hc + std::size_t(n) * ws_stride);
-        layer_step(plan, m.ex, m.ws, m.scratch, m.state.layer(il), b, step_rows{n, first + int64_t(g0), tokens.data() + c0 + g0});
+        m.with_executor([&](const auto& ex) {
+          layer_step(plan, ex, m.ws, m.scratch, m.state.layer(il), b, step_rows{n, first + int64_t(g0), m.scratch.tokens.data()});
+          ex.sync();  // the host reads the HC rows (and the observer the workspace) next
+        });
         if (m.observer) m.observer(il, first + int64_t(g0), n, m.hc_in.data(), hc, ws_stride, m.ws);
         for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
       }
@@ -108,8 +147,11 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
     if (c0 + len == tokens.size()) {
       // The head of the chunk's last row only (a prefill needs the last logits).
       std::memcpy(m.ws.row_as<float>(stage::hc, 0), m.hc_rows.data() + (len - 1) * HC, HC * sizeof(float));
-      const block_binding b{&h, &plan.head, &m.w->globals(), &m.head_vectors};
-      head_step(plan, m.ex, m.ws, b, 1);
+      const block_binding b{&h, &plan.head, &m.kernel_weights->globals(), &m.head_vectors};
+      m.with_executor([&](const auto& ex) {
+        head_step(plan, ex, m.ws, b, 1);
+        ex.sync();  // the logits are read next
+      });
     }
   }
   const float* logits = m.ws.row_as<float>(stage::logits, 0);

@@ -89,4 +89,20 @@ uint64_t model_weights::bytes() const {
   return b;
 }
 
+model_weights model_weights::rebased(const std::function<const std::byte*(const weight_view&)>& place) const {
+  model_weights m;
+  m.hparams_ = hparams_;
+  m.naming_ = naming_;
+  auto move = [&](const block_weights& from) {
+    block_weights b = from;
+    for (auto& v : b.views)
+      if (v) v.data = place(v);
+    return b;
+  };
+  m.globals_ = move(globals_);
+  for (const auto& l : layers_) m.layers_.push_back(move(l));
+  if (mtp_) m.mtp_ = move(*mtp_);
+  return m;
+}
+
 }  // namespace ordo::runtime

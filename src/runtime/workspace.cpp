@@ -27,6 +27,7 @@ workspace_layout plan_workspace(const model::ds4_hparams& h, uint32_t ctx, uint3
   workspace_layout w;
   w.rows = rows;
   w.align = p.align;
+  w.memory = p.memory;
   const uint64_t f32 = 4, act = 4;  // act: act_f32 bounds every activation format per element
   const uint64_t E = h.n_embd, hc = h.hc_dim(), used = h.n_expert_used, F = h.n_ff_exp;
   bool any4 = false, any128 = false;
@@ -88,7 +89,7 @@ uint64_t workspace_layout::bytes() const {
   return b;
 }
 
-workspace::workspace(workspace_layout l) : layout_(l), arena_(l.bytes(), std::max<uint64_t>(l.align, 64)) {
+workspace::workspace(workspace_layout l) : layout_(l), arena_(l.bytes(), std::max<uint64_t>(l.align, 64), l.memory) {
   uint64_t off = 0;
   for (std::size_t i = 0; i < stage_count; ++i) offset_[i] = off, off += layout_.stages[i].bytes();
 }

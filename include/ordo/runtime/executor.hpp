@@ -4,12 +4,19 @@
 /// shape every registry entry has — a spec name, `run_cpu(problem)` and `launch_gpu(problem,
 /// stream)` (null in CPU-only builds) — so an op family plugs in by having entries of that shape;
 /// the step function is a template over the executor and calls `ex.run(entry, problem)`.
+///
+/// `ex.sync()` is where host code of the step reads what an entry wrote or rewrites what a
+/// queued entry reads (the KV table, the gather lists, the emission's RoPE row): a no-op on the
+/// CPU executor, whose entries have returned; a stream synchronize on the GPU executor, whose
+/// launches are asynchronous. A host loop of the step without a sync before it reads stale bytes
+/// on the GPU only, so the GPU engine test compares every layer's output with the CPU's.
 #pragma once
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/runtime/device_memory.hpp"
 
 namespace ordo::runtime {
 
@@ -28,6 +35,7 @@ class cpu_executor {
   void run(const Entry& e, const Problem& p) const {
     e.run_cpu(p);
   }
+  void sync() const {}
 };
 
 class gpu_executor {
@@ -40,6 +48,8 @@ class gpu_executor {
       throw std::runtime_error(entry_name(e) + ": no GPU launch in this build (a CPU-only preset)");
     e.launch_gpu(p, stream_);
   }
+  void sync() const { device::synchronize(stream_); }
+  gpu::stream_t stream() const { return stream_; }
 
  private:
   gpu::stream_t stream_;

@@ -11,6 +11,11 @@
 ///   4. the output block and the FFN sublayer, batched; then the frontier advances by n.
 /// No counter moves ahead of the rows that read it, so nothing needs rewinding (DESIGN §5).
 ///
+/// Host code of the step (the RoPE rows, the KV table from the raw ring, the gather lists) runs
+/// between the entries; each place where it reads what an entry wrote, or rewrites what a queued
+/// entry reads, has an `ex.sync()` first (a stream synchronize on the GPU executor, nothing on
+/// the CPU's), so the one function serves both executors.
+///
 /// The activation blocks of a qmv come from the call's own quantizer (qmv_call::quantize) on the
 /// f32 stage it reads; act_f32 (F16/F32 weights) reads the f32 stage directly.
 ///
@@ -210,6 +215,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const uint32_t ratio = bp.ratio;
   const auto vec = [&](ds4_role r) { return b.vectors->at(r); };
   const ops::rope::angles angles = layer_angles(h, ratio);
+  ex.sync();  // the previous step's entries read cos_sin and the scratch this step rewrites
   for (int i = 0; i < n; ++i) angles.fill(double(f0 + i), sc.cos_sin.data() + std::size_t(i) * n_rot);
 
   const f32_rows x = f32_of(ws, stage::x), qr = f32_of(ws, stage::qr), q = f32_of(ws, stage::q), kv = f32_of(ws, stage::kv);
@@ -261,6 +267,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   // ---- 2. per-row phase: emissions, rows ascending --------------------------------------------
   auto emit_problem_at = [&](compressor_state& cs, int64_t p, const float* norm_w, float* out) {
     const compressor_layout& l = cs.layout();
+    ex.sync();  // the previous emission reads emit_cos_sin; host emissions read the rings the stores wrote
     angles.fill(double(p + 1 - int64_t(ratio)), sc.emit_cos_sin.data());
     return ops::compressor::emit_problem{cs.kv_base(), cs.score_base(), l.kv.stride / sizeof(float),
                                          int64_t(l.kv.rows), p, norm_w, eps, sc.emit_cos_sin.data(), n_rot, out,
@@ -289,6 +296,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const int64_t window = h.sliding_window;
   const int64_t raw_lo = std::max<int64_t>(0, f0 - window + 1);  // the oldest raw row any row sees
   const int64_t raw_hi = f0 + n;                                  // one past the newest
+  ex.sync();  // the host reads the raw ring (kv_store) and the compressed rows (emissions)
   for (int64_t p = raw_lo; p < raw_hi; ++p) {
     const uint16_t* src = st.raw_row(p);
     float* dst = sc.kv_table.data() + std::size_t(p - raw_lo) * hd;
@@ -316,6 +324,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
                                  is.rows_base(), is.layout().rows.stride / sizeof(float), static_cast<int>(comp_rows),
                                  sc.n_visible.data(), top_k, idx_top, top_stride, sc.n_selected.data(), idx_scores.data,
                                  idx_scores.stride, sc.q_fp4.data(), nullptr, 0, ih, id, n});
+    ex.sync();  // the gather lists read n_selected and idx_top
   }
   int max_listed = 0;
   for (int i = 0; i < n; ++i) {

@@ -131,7 +131,7 @@ class sequence_state {
  private:
   // Held by pointer: the layer states point into it, and a sequence_state must stay movable.
   std::unique_ptr<const sequence_state_layout> layout_;
-  host_arena arena_;
+  memory_arena arena_;
   std::vector<layer_state> layers_;
   std::optional<layer_state> mtp_;
 };

@@ -4,6 +4,11 @@
 /// weight pass at the largest tier ≤ min(chunk, slack)) before any row enters layer il + 1;
 /// `decode` is prefill of one token. Both return the logits after the last token. E3: any chunk
 /// size gives the bits of one token at a time (tests/unit/runtime/session_test.cpp).
+///
+/// The executor is chosen once: `cpu` runs every entry on the host; `gpu` uploads the weights
+/// once (device_weights.hpp), puts the state, workspace, scratch and block vectors in managed
+/// memory and runs the same layer_step with the gpu_executor on one stream; its logits and
+/// state bytes are the CPU's bit for bit (E2 at model level: tests/gpu/engine).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -22,16 +27,20 @@
 
 namespace ordo::runtime {
 
+enum class executor_kind : uint8_t { cpu, gpu };
+
 struct session_options {
   uint32_t ctx = 4096;         // positions the sequence may hold
   uint32_t max_tier = 16;      // the largest tier a step uses (also the state's slack)
   std::string order = "ls32";  // the reduction order of every row reduction
-  alloc_policy alloc;
+  alloc_policy alloc;          // gpu: its memory is managed whatever it says here
+  executor_kind executor = executor_kind::cpu;
 };
 
 class session {
  public:
-  /// Binds `w` (which must outlive the session). Throws what plan_for throws for a missing spec.
+  /// Binds `w` (which must outlive the session). Throws what plan_for throws for a missing spec;
+  /// gpu: gpu::error when this build or machine has no GPU.
   explicit session(const model_weights& w, session_options o = {});
   session(session&&) noexcept;
   ~session();
@@ -41,14 +50,19 @@ class session {
   std::vector<float> prefill(std::span<const int32_t> tokens, uint32_t chunk);
   std::vector<float> decode(int32_t token) { return prefill(std::span<const int32_t>(&token, 1), 1); }
 
+  /// Back to position 0 on the bound model: the state cleared; weights (and their upload),
+  /// plans and arenas kept.
+  void restart();
+
   int64_t position() const;
   const sequence_state& state() const;
   sequence_state& state();
   const model::ds4_hparams& hparams() const;
   /// The tier a chunk of `chunk` rows runs at: the largest compiled tier ≤ min(chunk, max_tier).
   int tier_for_chunk(uint32_t chunk) const;
+  executor_kind executor() const;
 
-  /// Tests: called after each layer step with the HC rows it consumed and produced
+  /// Tests: called after each layer step (its work finished) with the HC rows it consumed and produced
   /// ([n][hc_dim] each, `stride` floats apart) and the workspace as the step left it (its
   /// discrete choices: expert_ids, idx_top).
   using layer_observer = std::function<void(uint32_t layer, int64_t first, int n, const float* hc_in,

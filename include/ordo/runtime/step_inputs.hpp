@@ -1,16 +1,19 @@
 /// What a layer step reads besides the plan, the workspace and the layer's state (docs/engine.md
 /// §5): the rows it runs (`step_rows`), the block it runs (`block_binding`: plan, weight views and
 /// the block's vectors as f32 — norms, sinks, HC scale/base, router bias, APE tables, which files
-/// may store as F16 — converted once when the model is bound), and `step_scratch`, the host
-/// buffers of the per-row phase that the workspace plan does not name yet (RoPE tables of the
-/// rows' positions, the attention KV table gathered from the F16 raw ring and the compressed rows,
-/// the per-row gather lists, the indexer's visible counts and transformed queries).
+/// may store as F16 — converted once when the model is bound), and `step_scratch`, the buffers of
+/// the per-row phase that the workspace plan does not name yet (RoPE tables of the rows'
+/// positions, the attention KV table gathered from the F16 raw ring and the compressed rows, the
+/// per-row gather lists, the indexer's visible counts and transformed queries, the rows' token
+/// ids). Block vectors and scratch live in one arena each, host or managed memory by the
+/// session's alloc_policy, so the GPU executor's kernels read them where the CPU's do.
 #pragma once
 #include <array>
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include "ordo/model/ds4_hparams.hpp"
+#include "ordo/runtime/row_layout.hpp"
 #include "ordo/runtime/step_plan.hpp"
 #include "ordo/runtime/weights.hpp"
 
@@ -25,15 +28,17 @@ struct step_rows {
 
 /// A block's vector tensors as f32, by role (empty for the roles that are matrices or absent).
 struct block_vectors {
-  std::array<std::vector<float>, model::ds4_role_count> v;
+  memory_arena arena;
+  std::array<std::span<float>, model::ds4_role_count> v;  // into arena
   const float* at(model::ds4_role r) const {
     const auto& x = v[static_cast<std::size_t>(r)];
     return x.empty() ? nullptr : x.data();
   }
 };
 
-/// Converts every vector role of `b` (F32, F16 or BF16 in the file) and its APE tables to f32.
-block_vectors bind_vectors(const block_weights& b);
+/// Converts every vector role of `b` (F32, F16 or BF16 in the file) and its APE tables to f32,
+/// into memory of `kind`.
+block_vectors bind_vectors(const block_weights& b, memory_kind kind = memory_kind::host);
 
 struct block_binding {
   const model::ds4_hparams* hparams = nullptr;
@@ -43,21 +48,23 @@ struct block_binding {
 };
 
 struct step_scratch {
-  std::vector<float> cos_sin;       // [rows][n_rot]: each row's position (A12, C8, O1)
-  std::vector<float> emit_cos_sin;  // [n_rot]: a window start (H4, C11, C12)
-  std::vector<float> kv_table;      // [kv_rows][head_dim]: raw rows (f16 → f32, exact) then compressed rows
+  memory_arena arena;                // every array below is a span of it
+  std::span<float> cos_sin;          // [rows][n_rot]: each row's position (A12, C8, O1)
+  std::span<float> emit_cos_sin;     // [n_rot]: a window start (H4, C11, C12)
+  std::span<float> kv_table;         // [kv_rows][head_dim]: raw rows (f16 → f32, exact) then compressed rows
   uint64_t kv_rows = 0;
-  std::vector<int32_t> gather;      // [rows][gather_stride]: each row's attention list
+  std::span<int32_t> gather;         // [rows][gather_stride]: each row's attention list
   uint64_t gather_stride = 0;
-  std::vector<int32_t> n_listed;    // [rows]
-  std::vector<int32_t> n_visible;   // [rows]: indexer keys each row sees
-  std::vector<int32_t> n_selected;  // [rows]
-  std::vector<float> q_fp4;         // [rows][indexer_heads·indexer_dim]
-  std::vector<float> pooled;        // [indexer_dim]: an indexer key before its Hadamard + FP4
+  std::span<int32_t> n_listed;       // [rows]
+  std::span<int32_t> n_visible;      // [rows]: indexer keys each row sees
+  std::span<int32_t> n_selected;     // [rows]
+  std::span<float> q_fp4;            // [rows][indexer_heads·indexer_dim]
+  std::span<float> pooled;           // [indexer_dim]: an indexer key before its Hadamard + FP4
+  std::span<int32_t> tokens;         // [rows]: the step's token ids (the hash router reads them)
 };
 
 /// Scratch for steps of at most `rows` rows (and at most `slack` rows past a frontier) at
-/// context `ctx`.
-step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32_t rows);
+/// context `ctx`, in `p.memory` (each array `p.align`-aligned; the gather lists start at −1).
+step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32_t rows, const alloc_policy& p = {});
 
 }  // namespace ordo::runtime

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +65,10 @@ class model_weights {
   /// Every tensor of the model (main file and sidecar), for the memory plan.
   std::vector<const weight_view*> all() const;
   uint64_t bytes() const;
+  /// The same blocks and views with each tensor's bytes at `place(view)` instead of the mapping
+  /// (the GPU upload, device_weights.hpp). The copy maps no file: it is valid while the storage
+  /// `place` points into is.
+  model_weights rebased(const std::function<const std::byte*(const weight_view&)>& place) const;
 
  private:
   std::vector<std::unique_ptr<gguf::file>> files_;

@@ -69,6 +69,7 @@ std::string_view stage_name(stage s);
 struct workspace_layout {
   uint32_t rows = 0;  // the largest tier
   uint64_t align = 256;  // of every stage's first row (the allocation alignment)
+  memory_kind memory = memory_kind::host;
   std::array<row_layout, stage_count> stages{};
   uint64_t bytes() const;
   const row_layout& at(stage s) const { return stages[static_cast<std::size_t>(s)]; }
@@ -92,7 +93,7 @@ class workspace {
 
  private:
   workspace_layout layout_;
-  host_arena arena_;
+  memory_arena arena_;
   std::array<uint64_t, stage_count> offset_{};
 };
 

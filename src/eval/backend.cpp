@@ -2,17 +2,20 @@
 
 #include <stdexcept>
 
-#include "eval/cpu_backend.hpp"
+#include "eval/engine_backend.hpp"
 #include "eval/ref_backend.hpp"
 
 namespace ordo::eval {
 
-// One row per backend compiled into this build; a GPU build adds
-// {"gpu", "...", &gpu_device_present, &make_gpu_backend}.
+// One row per backend compiled into this build: a GPU build (ORDO_BUILD_GPU: its kernels have
+// GPU entries) adds the engine on the GPU executor, usable when the driver reports a device.
 const std::vector<backend_kind>& built_backends() {
   static const std::vector<backend_kind> table = {
       {"ref", "the double-precision reference, slow", nullptr, &make_ref_backend},
       {"cpu", "the exact CPU executor", nullptr, &make_cpu_backend},
+#if defined(ORDO_BUILD_GPU)
+      {"gpu", "the exact engine on the GPU, the CPU executor's bits", &gpu_device_present, &make_gpu_backend},
+#endif
   };
   return table;
 }

@@ -1,23 +1,26 @@
-#include "eval/cpu_backend.hpp"
+#include "eval/engine_backend.hpp"
 
-#include <optional>
+#include <algorithm>
+#include <string>
 
+#include "ordo/runtime/device_memory.hpp"
 #include "ordo/runtime/session.hpp"
 
 namespace ordo::eval {
 
 namespace {
 
-class cpu_backend final : public backend {
+class engine_backend final : public backend {
  public:
-  explicit cpu_backend(const backend_options& o)
+  engine_backend(const backend_options& o, runtime::executor_kind kind)
       : weights_(runtime::model_weights::open(o.model, o.mtp_model)),
-        session_(weights_, options(weights_)),
+        session_(weights_, options(weights_, kind)),
         chunk_(o.prefill_chunk) {
     if (o.sims == ref_sims::off)
-      throw std::runtime_error("--backend cpu: the simulations are part of the model on the engine (only --backend ref drops them)");
+      throw std::runtime_error("--backend " + std::string(name()) +
+                               ": the simulations are part of the model on the engine (only --backend ref drops them)");
   }
-  std::string_view name() const override { return "cpu"; }
+  std::string_view name() const override { return session_.executor() == runtime::executor_kind::gpu ? "gpu" : "cpu"; }
   uint32_t n_vocab() const override { return weights_.hparams().n_vocab; }
   std::vector<float> step(int32_t token) override { return session_.decode(token); }
   bool chunked_prefill() const override { return true; }
@@ -28,12 +31,17 @@ class cpu_backend final : public backend {
     if (rows == eval::logits_rows::every) return backend::prefill(tokens, rows);
     return session_.prefill(tokens, static_cast<uint32_t>(chunk_));
   }
+  bool restart() override {
+    session_.restart();
+    return true;
+  }
 
  private:
   // The context the model allows, capped at 4096 positions (the state is allocated up front).
-  static runtime::session_options options(const runtime::model_weights& w) {
+  static runtime::session_options options(const runtime::model_weights& w, runtime::executor_kind kind) {
     runtime::session_options s;
     s.ctx = std::min<uint32_t>(w.hparams().context_length, 4096);
+    s.executor = kind;
     return s;
   }
   runtime::model_weights weights_;
@@ -44,7 +52,13 @@ class cpu_backend final : public backend {
 }  // namespace
 
 std::unique_ptr<backend> make_cpu_backend(const backend_options& options) {
-  return std::make_unique<cpu_backend>(options);
+  return std::make_unique<engine_backend>(options, runtime::executor_kind::cpu);
 }
+
+std::unique_ptr<backend> make_gpu_backend(const backend_options& options) {
+  return std::make_unique<engine_backend>(options, runtime::executor_kind::gpu);
+}
+
+bool gpu_device_present() { return runtime::device::present(); }
 
 }  // namespace ordo::eval

@@ -40,6 +40,7 @@ struct session::impl {
   std::vector<float> hc_in;    // observer copy
   layer_observer observer;
   cpu_executor cpu;
+  deferred_executor deferred;
   std::optional<device::stream> stream;
   std::optional<gpu_executor> gpu;
 
@@ -71,6 +72,7 @@ struct session::impl {
   template <class F>
   void with_executor(F&& f) {
     if (gpu) f(*gpu);
+    else if (o.executor == executor_kind::deferred) f(deferred);
     else f(cpu);
   }
 };

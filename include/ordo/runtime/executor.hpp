@@ -9,11 +9,15 @@
 /// queued entry reads (the KV table, the gather lists, the emission's RoPE row): a no-op on the
 /// CPU executor, whose entries have returned; a stream synchronize on the GPU executor, whose
 /// launches are asynchronous. A host loop of the step without a sync before it reads stale bytes
-/// on the GPU only, so the GPU engine test compares every layer's output with the CPU's.
+/// on the GPU only; `deferred_executor` makes that failure deterministic on any machine (the
+/// CPU entries queued until the next sync), so the sync points are tested without a GPU
+/// (tests/unit/runtime/session_test.cpp).
 #pragma once
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/runtime/device_memory.hpp"
@@ -36,6 +40,26 @@ class cpu_executor {
     e.run_cpu(p);
   }
   void sync() const {}
+};
+
+/// The GPU executor's asynchrony on the host, deterministically (tests): `run` queues the entry's
+/// CPU executor with a copy of the problem, `sync` runs the queue in order. Host code of a step
+/// that reads an entry's output, or rewrites what a queued entry reads, without a sync first
+/// sees the wrong bytes every time instead of sometimes; with the syncs it gives the CPU's bits.
+class deferred_executor {
+ public:
+  static constexpr std::string_view name = "deferred";
+  template <class Entry, class Problem>
+  void run(const Entry& e, const Problem& p) const {
+    queue_.push_back([&e, p] { e.run_cpu(p); });  // entries live in the registry or the plan
+  }
+  void sync() const {
+    for (const auto& f : queue_) f();
+    queue_.clear();
+  }
+
+ private:
+  mutable std::vector<std::function<void()>> queue_;
 };
 
 class gpu_executor {

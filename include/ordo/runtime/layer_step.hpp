@@ -269,7 +269,9 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const int64_t window = h.sliding_window;
   const int64_t raw_lo = std::max<int64_t>(0, f0 - window + 1);  // the oldest raw row any row sees
   const int64_t raw_hi = f0 + n;                                  // one past the newest
+#ifndef ORDO_MUTANT_NO_KV_TABLE_SYNC  // mutation-check targets only: the KV table read before kv_store ran
   ex.sync();  // the host reads the raw ring (kv_store) and the compressed rows (emissions)
+#endif
   for (int64_t p = raw_lo; p < raw_hi; ++p) {
     const uint16_t* src = st.raw_row(p);
     float* dst = sc.kv_table.data() + std::size_t(p - raw_lo) * hd;

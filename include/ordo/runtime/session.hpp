@@ -27,7 +27,11 @@
 
 namespace ordo::runtime {
 
-enum class executor_kind : uint8_t { cpu, gpu };
+enum class executor_kind : uint8_t {
+  cpu,
+  gpu,
+  deferred,  // tests: the CPU entries run at the step's sync points (executor.hpp), host memory
+};
 
 struct session_options {
   uint32_t ctx = 4096;         // positions the sequence may hold

@@ -105,6 +105,31 @@ TEST(session, short_prompt_in_chunks_is_bit_identical_to_token_at_a_time) {
   }
 }
 
+// The GPU executor's ordering on the host (executor_kind::deferred: every entry runs at the next
+// sync point of the step, not at once): a 40-token prompt at chunks 5 and 16, then decodes, give
+// the CPU executor's logits and state bytes, so every host loop of layer_step and the session
+// syncs before it reads an entry's output or rewrites a queued entry's input. The mutation target
+// runtime_session_mutant_no_kv_table_sync (the KV table gathered without its sync) fails it.
+TEST(session, deferred_entries_give_the_cpu_bits) {
+  const model_weights& w = tiny();
+  const auto prompt = prompt_tokens(40, w.hparams().n_vocab);
+  session_options o;
+  o.ctx = 512;
+  session one(w, o);
+  const auto want = one.prefill(prompt, 5);
+  std::vector<std::vector<float>> want_decode;
+  for (int k = 0; k < 3; ++k) want_decode.push_back(one.decode(argmax(k ? want_decode.back() : want)));
+  o.executor = executor_kind::deferred;
+  for (uint32_t chunk : {5u, 16u}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    session s(w, o);
+    EXPECT_TRUE(same_bits(s.prefill(prompt, chunk), want));
+    for (int k = 0; k < 3; ++k)
+      EXPECT_TRUE(same_bits(s.decode(argmax(k ? want_decode[k - 1] : want)), want_decode[k])) << "decode " << k;
+    EXPECT_TRUE(same_state(s, one));
+  }
+}
+
 // The test can fail: a state that differs by one position's rows, or logits of another prompt,
 // are told apart (the comparison is not vacuous).
 TEST(session, e3_comparisons_see_a_different_prompt) {

@@ -21,6 +21,7 @@
 #include "ordo/runtime/device_memory.hpp"
 #include "unit/runtime/completion_digest.hpp"
 #include "unit/runtime/synth_files.hpp"
+#include "unit/runtime/token_sequences.hpp"
 
 namespace ordo::runtime {
 namespace {
@@ -56,22 +57,8 @@ const model_weights& synth_llama_f32() {
   return w;
 }
 
-std::vector<int32_t> prompt_tokens(std::size_t n, uint32_t vocab) {
-  std::vector<int32_t> t(n);
-  uint64_t s = 0x9e3779b97f4a7c15ull;
-  for (auto& v : t) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<int32_t>((s >> 33) % vocab);
-  }
-  return t;
-}
-
-int32_t argmax(const std::vector<float>& z) {
-  int32_t best = 0;
-  for (std::size_t i = 1; i < z.size(); ++i)
-    if (z[i] > z[best]) best = static_cast<int32_t>(i);
-  return best;
-}
+using test::argmax;
+using test::prompt_tokens;
 
 /// The E2 run: prompt in chunks of `chunk`, then `n_decode` greedy tokens, on both executors.
 void expect_gpu_equals_cpu(const char* label, const model_weights& w, std::size_t prompt_len, uint32_t chunk, int n_decode) {

@@ -12,26 +12,13 @@
 
 #include "ordo/runtime/session.hpp"
 #include "synth_files.hpp"
+#include "token_sequences.hpp"
 
 namespace ordo::runtime {
 namespace {
 
-std::vector<int32_t> prompt_tokens(std::size_t n, uint32_t vocab) {
-  std::vector<int32_t> t(n);
-  uint64_t s = 0x9e3779b97f4a7c15ull;
-  for (auto& v : t) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<int32_t>((s >> 33) % vocab);
-  }
-  return t;
-}
-
-int32_t argmax(const std::vector<float>& z) {
-  int32_t best = 0;
-  for (std::size_t i = 1; i < z.size(); ++i)
-    if (z[i] > z[best]) best = static_cast<int32_t>(i);
-  return best;
-}
+using test::argmax;
+using test::prompt_tokens;
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;

@@ -15,25 +15,46 @@ std::string describe() {
   const gpu::device_info d = gpu::query_device(0);
   char mem[32];
   std::snprintf(mem, sizeof mem, "%.1f GiB", double(d.global_bytes) / double(1ull << 30));
-  return d.name + ", " + mem + ", " + std::to_string(d.multiprocessors) + " multiprocessors";
+  auto attr = [](ORDO_GPU_API(DeviceAttr) a) {
+    int v = -1;
+    (void)ORDO_GPU_API(DeviceGetAttribute)(&v, a, 0);
+    return std::to_string(v);
+  };
+  return d.name + ", " + mem + ", " + std::to_string(d.multiprocessors) + " multiprocessors; managed " +
+         attr(ORDO_GPU_API(DevAttrManagedMemory)) + ", concurrent managed access " +
+         attr(ORDO_GPU_API(DevAttrConcurrentManagedAccess)) + ", pageable access " +
+         attr(ORDO_GPU_API(DevAttrPageableMemoryAccess)) + ", host-mapped memory " +
+         attr(ORDO_GPU_API(DevAttrCanMapHostMemory)) + ", unified addressing " + attr(ORDO_GPU_API(DevAttrUnifiedAddressing));
 }
 
 void* allocate(uint64_t bytes, memory m) {
   void* p = nullptr;
   const std::size_t n = bytes ? bytes : 1;
-  const gpu::status_t s = m == memory::managed
-                              ? ORDO_GPU_API(MallocManaged)(&p, n, ORDO_GPU_API(MemAttachGlobal))
-                              : ORDO_GPU_API(Malloc)(&p, n);
+  const gpu::status_t s = m == memory::managed ? ORDO_GPU_API(MallocManaged)(&p, n, ORDO_GPU_API(MemAttachGlobal))
+                         : m == memory::pinned  ? ORDO_GPU_API(HostAlloc)(&p, n, ORDO_GPU_API(HostAllocMapped) | ORDO_GPU_API(HostAllocPortable))
+                                                : ORDO_GPU_API(Malloc)(&p, n);
+  const char* what = m == memory::managed ? "managed" : m == memory::pinned ? "pinned host" : "device";
   if (s != gpu::status_ok) {
     (void)ORDO_GPU_API(GetLastError)();
-    throw gpu::error(std::string(m == memory::managed ? "managed" : "device") + " allocation of " + std::to_string(bytes) +
-                     " bytes failed: " + gpu::status_string(s));
+    throw gpu::error(std::string(what) + " allocation of " + std::to_string(bytes) + " bytes failed: " + gpu::status_string(s));
+  }
+  if (m == memory::pinned) {
+    // Unified addressing maps the host pointer at the same address; a device that maps it
+    // elsewhere cannot take this memory (the step's problems carry one pointer for both).
+    void* d = nullptr;
+    if (ORDO_GPU_API(HostGetDevicePointer)(&d, p, 0) != gpu::status_ok || d != p) {
+      (void)ORDO_GPU_API(GetLastError)();
+      (void)ORDO_GPU_API(FreeHost)(p);
+      throw gpu::error("pinned host memory is not mapped at its host address on this device (no unified addressing)");
+    }
   }
   return p;
 }
 
-void release(void* p) noexcept {
-  if (p) (void)ORDO_GPU_API(Free)(p);
+void release(void* p, memory m) noexcept {
+  if (!p) return;
+  if (m == memory::pinned) (void)ORDO_GPU_API(FreeHost)(p);
+  else (void)ORDO_GPU_API(Free)(p);
 }
 
 void upload(void* dst, const void* src, uint64_t bytes) {
@@ -63,7 +84,7 @@ namespace {
 bool present() { return false; }
 std::string describe() { no_gpu("device::describe"); }
 void* allocate(uint64_t, memory) { no_gpu("device::allocate"); }
-void release(void*) noexcept {}
+void release(void*, memory) noexcept {}
 void upload(void*, const void*, uint64_t) { no_gpu("device::upload"); }
 gpu::stream_t create_stream() { no_gpu("device::create_stream"); }
 void destroy_stream(gpu::stream_t) noexcept {}

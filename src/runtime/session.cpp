@@ -19,7 +19,8 @@ constexpr int step_tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 session_options resolve_options(session_options o) {
   if (o.executor == executor_kind::gpu) {
     if (!device::present()) throw gpu::error("session: the gpu executor needs a GPU build and a device (device::present() is false)");
-    o.alloc.memory = memory_kind::managed;  // kernels and the step's host loops share every arena
+    // Kernels and the step's host loops share every arena.
+    if (o.alloc.memory == memory_kind::host) o.alloc.memory = memory_kind::managed;
   }
   return o;
 }

@@ -5,10 +5,11 @@
 /// weight upload stay host C++). In a CPU build `present()` is false and every other call throws
 /// gpu::error saying that this build has no GPU, so callers need no #ifs.
 ///
-/// Managed memory is what the GPU session's arenas use (sequence state, workspace, step scratch,
-/// block vectors): the kernels read and write it, and the step's host loops (the KV table, the
-/// gather lists) read it after a stream synchronize. Weights are plain device memory: host code
-/// never reads them there (it reads the mapped file).
+/// The GPU session's arenas (sequence state, workspace, step scratch, block vectors) are memory
+/// that kernels and the step's host loops (the KV table, the gather lists) both touch, the host
+/// after a stream synchronize: managed memory (migrating pages) or pinned host memory mapped into
+/// the device's address space (kernels read it over the bus; needs no unified-memory driver).
+/// Weights are plain device memory: host code never reads them there (it reads the mapped file).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,18 +21,20 @@ namespace ordo::runtime::device {
 
 /// Whether this build has GPU kernels and the driver reports a device.
 bool present();
-/// The device's name and memory ("NVIDIA H200, 139.8 GiB"); throws without a device.
+/// The device's name, memory and the attributes host-visible memory depends on (managed,
+/// concurrent managed access, pageable access, host mapping); throws without a device.
 std::string describe();
 
 enum class memory : uint8_t {
   device,   // device memory (cudaMalloc / hipMalloc): only kernels and copies touch it
   managed,  // managed memory (cudaMallocManaged / hipMallocManaged): kernels and host code
+  pinned,   // page-locked host memory mapped for the device (cudaHostAlloc mapped): both too
 };
 
 /// `bytes` (≥ 1) of `m`; throws gpu::error naming the call and the size.
 void* allocate(uint64_t bytes, memory m);
-/// Frees what allocate returned (null: nothing).
-void release(void* p) noexcept;
+/// Frees what allocate(…, m) returned (null: nothing).
+void release(void* p, memory m) noexcept;
 /// Copies host bytes to device (or managed) memory; synchronous.
 void upload(void* dst, const void* src, uint64_t bytes);
 
@@ -42,10 +45,11 @@ void synchronize(gpu::stream_t s);
 
 /// An owned allocation of allocate().
 struct releaser {
-  void operator()(void* p) const noexcept { release(p); }
+  memory kind = memory::device;
+  void operator()(void* p) const noexcept { release(p, kind); }
 };
 using buffer = std::unique_ptr<void, releaser>;
-inline buffer make_buffer(uint64_t bytes, memory m) { return buffer(allocate(bytes, m)); }
+inline buffer make_buffer(uint64_t bytes, memory m) { return buffer(allocate(bytes, m), releaser{m}); }
 
 /// An owned stream.
 class stream {

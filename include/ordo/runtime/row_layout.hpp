@@ -21,6 +21,7 @@ namespace ordo::runtime {
 enum class memory_kind : uint8_t {
   host,     // operator new: the CPU executor
   managed,  // device::memory::managed: the GPU executor (kernels and the step's host loops)
+  pinned,   // device::memory::pinned: the same, page-locked host memory the device maps
 };
 
 /// How rows are strided: stride = align_up(row_bytes + pad, align). `align` is a power of two.
@@ -43,8 +44,8 @@ inline row_layout make_row_layout(uint64_t rows, uint64_t row_bytes, const alloc
   return {rows, row_bytes, rows ? align_up(row_bytes + p.pad, p.align) : 0};
 }
 
-/// An owned, zeroed, aligned allocation in host or managed memory (managed allocations are
-/// aligned to at least 256 bytes by the driver; `align` above that is refused).
+/// An owned, zeroed, aligned allocation in host, managed or pinned memory (the driver aligns the
+/// last two to at least 256 bytes; `align` above that is refused for them).
 class memory_arena {
  public:
   memory_arena() = default;
@@ -60,15 +61,18 @@ class memory_arena {
  private:
   static std::byte* allocate(uint64_t bytes, uint64_t align, memory_kind kind) {
     if (kind == memory_kind::host) return static_cast<std::byte*>(::operator new(bytes ? bytes : 1, std::align_val_t(align)));
-    if (align > 256) throw std::invalid_argument("memory_arena: managed memory is aligned to 256 bytes, not " + std::to_string(align));
-    return static_cast<std::byte*>(device::allocate(bytes, device::memory::managed));
+    if (align > 256) throw std::invalid_argument("memory_arena: driver memory is aligned to 256 bytes, not " + std::to_string(align));
+    return static_cast<std::byte*>(device::allocate(bytes, device_kind(kind)));
+  }
+  static device::memory device_kind(memory_kind k) {
+    return k == memory_kind::pinned ? device::memory::pinned : device::memory::managed;
   }
   struct deleter {
     uint64_t align;
     memory_kind kind;
     void operator()(std::byte* p) const {
       if (kind == memory_kind::host) ::operator delete(p, std::align_val_t(align));
-      else device::release(p);
+      else device::release(p, device_kind(kind));
     }
   };
   uint64_t bytes_ = 0;

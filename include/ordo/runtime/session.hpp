@@ -7,7 +7,7 @@
 ///
 /// The executor is chosen once: `cpu` runs every entry on the host; `gpu` uploads the weights
 /// once (device_weights.hpp), puts the state, workspace, scratch and block vectors in managed
-/// memory and runs the same layer_step with the gpu_executor on one stream; its logits and
+/// (or pinned host) memory and runs the same layer_step with the gpu_executor on one stream; its logits and
 /// state bytes are the CPU's bit for bit (E2 at model level: tests/gpu/engine).
 #pragma once
 #include <cstdint>
@@ -37,7 +37,7 @@ struct session_options {
   uint32_t ctx = 4096;         // positions the sequence may hold
   uint32_t max_tier = 16;      // the largest tier a step uses (also the state's slack)
   std::string order = "ls32";  // the reduction order of every row reduction
-  alloc_policy alloc;          // gpu: its memory is managed whatever it says here
+  alloc_policy alloc;          // gpu: memory managed (default) or pinned; host means managed
   executor_kind executor = executor_kind::cpu;
 };
 

@@ -6,8 +6,13 @@
 // and row). E5: the GPU's 200-token greedy completion of the hash-gate model has the CPU's
 // recorded SHA-256 at two chunkings. The comparison is shown to catch one flipped bit in one
 // layer, at the layer and position where it was made. Without a device every test skips.
+// ORDO_ENGINE_GPU_MEMORY=pinned runs the GPU sessions' arenas in pinned host memory instead of
+// managed memory (the device run does both); a crash prints a backtrace.
+#include <execinfo.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,7 +23,9 @@
 #include "lockstep.hpp"
 #include "eval/backend.hpp"
 #include "eval/backend_selection.hpp"
+#include "ordo/registry/table.hpp"
 #include "ordo/runtime/device_memory.hpp"
+#include "ordo/runtime/executor.hpp"
 #include "unit/runtime/completion_digest.hpp"
 #include "unit/runtime/synth_files.hpp"
 #include "unit/runtime/token_sequences.hpp"
@@ -30,6 +37,34 @@ namespace {
   if (!device::present())                                                                                   \
   GTEST_SKIP() << "no GPU device here (runtime::device::present() is false): the GPU engine tests run on " \
                   "the device machine"
+
+// A crash (the device run's first try died with SIGSEGV before any output) prints where.
+void print_backtrace(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char msg[] = "\n*** engine_gpu_test: fatal signal; backtrace:\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+[[maybe_unused]] const bool backtrace_installed = [] {
+  std::signal(SIGSEGV, print_backtrace);
+  std::signal(SIGBUS, print_backtrace);
+  std::signal(SIGABRT, print_backtrace);
+  return true;
+}();
+
+void trace(const std::string& what) {
+  std::fprintf(stderr, "[trace] %s\n", what.c_str());
+  std::fflush(stderr);
+}
+
+memory_kind gpu_memory() {
+  const char* m = std::getenv("ORDO_ENGINE_GPU_MEMORY");
+  return m && std::string(m) == "pinned" ? memory_kind::pinned : memory_kind::managed;
+}
+const char* gpu_memory_name() { return gpu_memory() == memory_kind::pinned ? "pinned" : "managed"; }
 
 std::filesystem::path source_dir() {
   // The device machine runs the binary in its own copy of the repository: ORDO_SOURCE_DIR says where.
@@ -64,8 +99,11 @@ using test::prompt_tokens;
 void expect_gpu_equals_cpu(const char* label, const model_weights& w, std::size_t prompt_len, uint32_t chunk, int n_decode) {
   session_options o;
   o.ctx = 512;
+  o.alloc.memory = gpu_memory();
+  trace(std::string(label) + ": sessions (gpu arenas " + gpu_memory_name() + ")");
   test::lockstep ls(w, o);
   const auto prompt = prompt_tokens(prompt_len, w.hparams().n_vocab);
+  trace(std::string(label) + ": prefill");
   ASSERT_TRUE(ls.prefill(prompt, chunk)) << label << ", prompt of " << prompt_len << " at chunk " << chunk << ":\n" << ls.error();
   ASSERT_TRUE(ls.same_state()) << label << ", after the prompt: " << ls.error();
   std::string tokens;
@@ -75,9 +113,42 @@ void expect_gpu_equals_cpu(const char* label, const model_weights& w, std::size_
     ASSERT_TRUE(ls.decode(t)) << label << ", greedy token " << k << " (position " << prompt_len + k << "):\n" << ls.error();
   }
   ASSERT_TRUE(ls.same_state()) << label << ", after the greedy tokens: " << ls.error();
-  std::printf("[engine_gpu] %s: %zu-token prompt at chunk %u + %d greedy tokens, logits and state bit-identical "
-              "(cpu %.2f s, gpu %.2f s); tokens %s\n",
-              label, prompt_len, chunk, n_decode, ls.cpu_seconds(), ls.gpu_seconds(), tokens.c_str());
+  std::printf("[engine_gpu] %s, %s arenas: %zu-token prompt at chunk %u + %d greedy tokens, logits and state "
+              "bit-identical (cpu %.2f s, gpu %.2f s); tokens %s\n",
+              label, gpu_memory_name(), prompt_len, chunk, n_decode, ls.cpu_seconds(), ls.gpu_seconds(), tokens.c_str());
+}
+
+// The memory the GPU session's arenas use, before any session: the device's attributes, host
+// writes into managed and pinned memory, one registry entry (rmsnorm) launched on each and read
+// back on the host after a synchronize — the CPU entry's bits.
+TEST(engine_gpu, memory_probe_one_entry_on_managed_and_pinned_memory) {
+  ORDO_REQUIRE_GPU();
+  std::printf("[engine_gpu] device: %s\n", device::describe().c_str());
+  std::fflush(stdout);
+  const auto& e = registry::find_axes<ops::rmsnorm::op>("r4", "ls32", "plain", "f32");
+  constexpr int rows = 4, d = 512;
+  std::vector<float> x(rows * d), want(rows * d);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = float((i * 2654435761u) % 1000003) / 1000003.0f - 0.37f;
+  e.run_cpu(ops::rmsnorm::problem{x.data(), d, nullptr, want.data(), d, nullptr, 0, 1, d, rows, 1e-6f});
+  device::stream s;
+  const gpu_executor ex(s.get());
+  for (const memory_kind k : {memory_kind::managed, memory_kind::pinned}) {
+    const char* name = k == memory_kind::managed ? "managed" : "pinned";
+    trace(std::string("probe: allocate ") + name);
+    memory_arena a(2 * x.size() * sizeof(float), 256, k);
+    float* in = reinterpret_cast<float*>(a.data());
+    float* out = in + x.size();
+    trace(std::string("probe: host write ") + name);
+    std::memcpy(in, x.data(), x.size() * sizeof(float));
+    trace(std::string("probe: launch on ") + name);
+    ex.run(e, ops::rmsnorm::problem{in, d, nullptr, out, d, nullptr, 0, 1, d, rows, 1e-6f});
+    ex.sync();
+    trace(std::string("probe: host read ") + name);
+    EXPECT_EQ(std::memcmp(out, want.data(), want.size() * sizeof(float)), 0) << name;
+    std::printf("[engine_gpu] probe %s: host write, rmsnorm launch, host read: %s\n", name,
+                std::memcmp(out, want.data(), want.size() * sizeof(float)) == 0 ? "cpu bits" : "DIFFERENT bits");
+    std::fflush(stdout);
+  }
 }
 
 TEST(engine_gpu, tiny_ds4_prompt_and_greedy_tokens_match_the_cpu_bit_for_bit) {
@@ -103,9 +174,10 @@ TEST(engine_gpu, synth_llama_f32_prompt_matches_the_cpu_bit_for_bit) {
 TEST(engine_gpu, completion_digest_is_the_recorded_cpu_digest_at_two_chunkings) {
   ORDO_REQUIRE_GPU();
   for (const uint32_t chunk : {5u, 0u}) {
-    const std::string d = test::completion_digest(synth_q8(), chunk, executor_kind::gpu);
-    std::printf("[engine_gpu] E5 gpu completion digest at chunk %u: %s (recorded cpu %s)\n", chunk, d.c_str(),
-                test::recorded_completion_digest);
+    trace("completion digest at chunk " + std::to_string(chunk));
+    const std::string d = test::completion_digest(synth_q8(), chunk, executor_kind::gpu, gpu_memory());
+    std::printf("[engine_gpu] E5 gpu completion digest (%s arenas) at chunk %u: %s (recorded cpu %s)\n", gpu_memory_name(),
+                chunk, d.c_str(), test::recorded_completion_digest);
     EXPECT_EQ(d, test::recorded_completion_digest) << "chunk " << chunk;
   }
 }
@@ -117,6 +189,7 @@ TEST(engine_gpu, lockstep_reports_one_flipped_bit_at_its_layer_and_position) {
   ORDO_REQUIRE_GPU();
   session_options o;
   o.ctx = 512;
+  o.alloc.memory = gpu_memory();
   test::lockstep ls(tiny_ds4(), o);
   int flipped = 0;
   ls.on_gpu_step([&](uint32_t layer, int64_t first, int n, float* hc_out, std::size_t stride) {
@@ -140,7 +213,9 @@ TEST(engine_gpu, lockstep_reports_one_flipped_bit_at_its_layer_and_position) {
 
 TEST(engine_gpu, gpu_backend_is_autos_choice_matches_cpu_and_restarts) {
   ORDO_REQUIRE_GPU();
+  trace("choose_backend");
   EXPECT_EQ(eval::choose_backend("auto").name, "gpu");
+  trace("make_backend gpu, cpu");
   eval::backend_options bo;
   bo.model = source_dir() / "models/tiny-ds4/tiny-ds4.gguf";
   auto gpu = eval::make_backend("gpu", bo), cpu = eval::make_backend("cpu", bo);

@@ -19,12 +19,14 @@ namespace ordo::runtime::test {
 // changes it in the same commit, saying why.
 inline constexpr const char* recorded_completion_digest = "a2e3d77f3b57f2dbeb9766b44ab9681e1996eb29ac5b1168fc46e743e367e0fe";
 
-inline std::string completion_digest(const model_weights& w, uint32_t chunk, executor_kind executor = executor_kind::cpu) {
+inline std::string completion_digest(const model_weights& w, uint32_t chunk, executor_kind executor = executor_kind::cpu,
+                                     memory_kind memory = memory_kind::host) {
   std::vector<int32_t> prompt(40);
   for (std::size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>((i * 37 + 11) % w.hparams().n_vocab);
   session_options o;
   o.ctx = 512;
   o.executor = executor;
+  o.alloc.memory = memory;
   session s(w, o);
   std::vector<float> z = s.prefill(prompt, chunk);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();

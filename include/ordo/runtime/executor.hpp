@@ -70,7 +70,11 @@ class gpu_executor {
   void run(const Entry& e, const Problem& p) const {
     if (!e.launch_gpu)
       throw std::runtime_error(entry_name(e) + ": no GPU launch in this build (a CPU-only preset)");
-    e.launch_gpu(p, stream_);
+    try {
+      e.launch_gpu(p, stream_);
+    } catch (const std::exception& x) {  // a refused problem or a failed launch, named by its spec
+      throw gpu::error(entry_name(e) + ": " + x.what());
+    }
   }
   void sync() const { device::synchronize(stream_); }
   gpu::stream_t stream() const { return stream_; }

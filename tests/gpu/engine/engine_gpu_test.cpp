@@ -171,6 +171,14 @@ TEST(engine_gpu, synth_llama_f32_prompt_matches_the_cpu_bit_for_bit) {
   expect_gpu_equals_cpu("synth-f32 (llama naming)", synth_llama_f32(), 100, 3, 8);
 }
 
+// E5 across builds: this GPU build's CPU executor (its entries compiled by the GPU compiler's host
+// pass) gives the recorded digest too. Needs no device.
+TEST(engine_gpu, cpu_executor_of_this_build_gives_the_recorded_digest) {
+  const std::string d = test::completion_digest(synth_q8(), 5, executor_kind::cpu);
+  std::printf("[engine_gpu] E5 cpu completion digest of the GPU build at chunk 5: %s\n", d.c_str());
+  EXPECT_EQ(d, test::recorded_completion_digest);
+}
+
 TEST(engine_gpu, completion_digest_is_the_recorded_cpu_digest_at_two_chunkings) {
   ORDO_REQUIRE_GPU();
   for (const uint32_t chunk : {5u, 0u}) {

@@ -157,7 +157,14 @@ class lockstep {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<float> a = cpu_.prefill(tokens, chunk);
     const auto t1 = std::chrono::steady_clock::now();
-    const std::vector<float> b = gpu_.prefill(tokens, chunk);
+    std::vector<float> b;
+    try {
+      b = gpu_.prefill(tokens, chunk);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "[lockstep] the GPU session threw: %s\n", e.what());
+      note(std::string("the GPU session threw: ") + e.what());
+      return false;
+    }
     cpu_seconds_ += std::chrono::duration<double>(t1 - t0).count();
     gpu_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     if (first_error_.empty() && compared_ != recorded_.size())

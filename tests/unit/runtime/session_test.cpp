@@ -117,6 +117,28 @@ TEST(session, deferred_entries_give_the_cpu_bits) {
   }
 }
 
+// The GPU upload's rebasing (model_weights::rebased, device_weights.hpp) on the host: every
+// tensor copied into one buffer and a session bound to the rebased views gives the bits of the
+// mapped file's session (both namings' blocks and the MTP sidecar are rebased).
+TEST(session, rebased_weights_give_the_same_bits) {
+  const model_weights& w = tiny();
+  std::vector<std::byte> copy(w.bytes() + 256 * w.all().size());
+  std::size_t at = 0;
+  const model_weights moved = w.rebased([&](const weight_view& v) {
+    std::byte* p = copy.data() + at;
+    std::memcpy(p, v.data, v.bytes());
+    at += (v.bytes() + 255) / 256 * 256;
+    return static_cast<const std::byte*>(p);
+  });
+  ASSERT_EQ(moved.all().size(), w.all().size());
+  const auto prompt = prompt_tokens(24, w.hparams().n_vocab);
+  session_options o;
+  o.ctx = 512;
+  session a(w, o), b(moved, o);
+  EXPECT_TRUE(same_bits(a.prefill(prompt, 5), b.prefill(prompt, 5)));
+  EXPECT_TRUE(same_state(a, b));
+}
+
 // The test can fail: a state that differs by one position's rows, or logits of another prompt,
 // are told apart (the comparison is not vacuous).
 TEST(session, e3_comparisons_see_a_different_prompt) {

@@ -31,8 +31,12 @@ namespace ordo::ops::qmv::int_chunk_cooperative {
 
 /// Whether the arrangement runs format F in order Order.
 template <class F, class Order>
-inline constexpr bool applies = has_int_chunk_decoder<F> && std::is_same_v<Order, order::lane_strided> &&
-                                F::dot_elems == 256 && F::int_chunks == 8;
+inline constexpr bool applies = [] {
+  if constexpr (has_int_chunk_decoder<F> && std::is_same_v<Order, order::lane_strided>)
+    return F::dot_elems == 256 && F::int_chunks == 8;
+  else
+    return false;
+}();
 
 /// Whether it can run p (alignment of the rows it reads with 32-bit loads).
 ORDO_HD inline bool aligned(const problem& p) {
@@ -50,15 +54,61 @@ ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_
   return {gpu::shfl_i32(v.sumi, src), gpu::shfl_i32(v.summ, src)};
 }
 
-/// The rows of the CTA's warps (one weight row per warp at a time, grid-strided as kernel.hpp).
-template <class F, int R, class Order>
-ORDO_DEVICE void run_cta(const problem& p, int warps) {
+/// One weight row (`wrow`, nb dot blocks) against `live` activation rows: each lane's ls32 partial
+/// sums in acc (before the combine). `act(i, b)` is activation row i's dot block b (qmv: strided
+/// rows; moe: a pass's gathered rows). Every lane of the warp calls it together.
+template <class F, int R, class Act>
+ORDO_DEVICE ORDO_FORCEINLINE void accumulate_row(const typename F::block* wrow, int nb, int live, const Act& act, int lane,
+                                                 float (&acc)[R]) {
   using dec = int_chunk_decoder<F>;
   using sum_t = typename dec::int_sum;
+  const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+  for (int w0 = 0; w0 < nb; w0 += 32) {
+    const int wb = nb - w0 < 32 ? nb - w0 : 32;
+    sum_t mine[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) mine[i] = sum_t{};
+#pragma unroll
+    for (int t = 0; t < 8; ++t) {
+      if (4 * t >= wb) break;  // uniform: the window has no block at this step
+      const int j = group + 4 * t;
+      sum_t s[R];
+#pragma unroll
+      for (int i = 0; i < R; ++i) s[i] = sum_t{};
+      if (j < wb) {
+        const auto& blk = wrow[w0 + j];
+        std::uint32_t words[8];
+        dec::decode(blk, chunk, words);
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (i < live) s[i] = dec::dot(blk, chunk, words, act(i, w0 + j));
+      }
+      // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
+      // block 4t + q's owner, lane 4t + q, takes it from group q.
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        s[i] = xor_sum(xor_sum(xor_sum(s[i], 1), 2), 4);
+        const sum_t v = from_lane(s[i], 8 * (lane % 4));
+        if (lane / 4 == t) mine[i] = v;
+      }
+    }
+    if (lane < wb) {
+      const auto& blk = wrow[w0 + lane];
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (i < live) acc[i] = acc[i] + F::dot_scale(blk, act(i, w0 + lane).d, mine[i]);
+    }
+  }
+}
+
+/// qmv: the rows of the CTA's warps, one weight row per warp at a time, grid-strided as kernel.hpp.
+template <class F, int R, class Order>
+ORDO_DEVICE void run_cta(const problem& p, int warps) {
   using act_block = typename F::activation::block;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int nb = p.k / F::dot_elems;
-  const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
   auto act = [&](int i, int b) -> const act_block& {
     return reinterpret_cast<const act_block*>(p.acts + std::size_t(i) * p.act_row_bytes)[b];
   };
@@ -66,46 +116,9 @@ ORDO_DEVICE void run_cta(const problem& p, int warps) {
   for (int base = int(blockIdx.x) * warps; base < p.n_out; base += int(gridDim.x) * warps) {
     const int row = base + warp;
     if (row >= p.n_out) break;
-    const auto* wrow = reinterpret_cast<const typename F::block*>(p.weights + std::size_t(row) * p.weight_row_bytes);
     float acc[R];
-#pragma unroll
-    for (int i = 0; i < R; ++i) acc[i] = 0.0f;
-    for (int w0 = 0; w0 < nb; w0 += 32) {
-      const int wb = nb - w0 < 32 ? nb - w0 : 32;
-      sum_t mine[R];
-#pragma unroll
-      for (int i = 0; i < R; ++i) mine[i] = sum_t{};
-#pragma unroll
-      for (int t = 0; t < 8; ++t) {
-        if (4 * t >= wb) break;  // uniform: the window has no block at this step
-        const int j = group + 4 * t;
-        sum_t s[R];
-#pragma unroll
-        for (int i = 0; i < R; ++i) s[i] = sum_t{};
-        if (j < wb) {
-          const auto& blk = wrow[w0 + j];
-          std::uint32_t words[8];
-          dec::decode(blk, chunk, words);
-#pragma unroll
-          for (int i = 0; i < R; ++i)
-            if (i < p.rows) s[i] = dec::dot(blk, chunk, words, act(i, w0 + j));
-        }
-        // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
-        // block 4t + q's owner, lane 4t + q, takes it from group q.
-#pragma unroll
-        for (int i = 0; i < R; ++i) {
-          s[i] = xor_sum(xor_sum(xor_sum(s[i], 1), 2), 4);
-          const sum_t v = from_lane(s[i], 8 * (lane % 4));
-          if (lane / 4 == t) mine[i] = v;
-        }
-      }
-      if (lane < wb) {
-        const auto& blk = wrow[w0 + lane];
-#pragma unroll
-        for (int i = 0; i < R; ++i)
-          if (i < p.rows) acc[i] = acc[i] + F::dot_scale(blk, act(i, w0 + lane).d, mine[i]);
-      }
-    }
+    accumulate_row<F, R>(reinterpret_cast<const typename F::block*>(p.weights + std::size_t(row) * p.weight_row_bytes), nb,
+                         p.rows, act, lane, acc);
 #pragma unroll
     for (int i = 0; i < R; ++i) {
       if (i < p.rows) {

@@ -2,10 +2,11 @@
 // ordo::ref::fp8_kv_roundtrip on the first 448 dims) over whole sequences at DS4 dims: d = 512 with
 // 448 FP8 dims + 64 RoPE dims; ratio 4 (W = 1024, overlapping windows, 16 emissions) and ratio 128
 // (W = 512, 2 emissions); and the indexer emission (then ordo::ref::hadamard_fp4_roundtrip, as
-// ref/attention.hpp makes the indexer rows) at indexer_dim 128, ratio 4 (W = 256), 4 windows. The ops run as the layer step runs them (passes of mixed tiers, then
-// per-row emission, tests/property/compressor/sequence.hpp); the reference steps token by token with wkv = [I 0], wgate = [0 I] and
-// x = [kv; score], so it pools exactly the rows the ops stored. The bound per element is
-// tests/property/compressor/emit_bound.hpp's (the emit harness's oracle uses it too).
+// ref/attention.hpp makes the indexer rows) at indexer_dim 128, ratio 4 (W = 256), 4 windows. The
+// ops run as the layer step runs them (passes of mixed tiers, then per-row emission:
+// tests/property/compressor/sequence.hpp); the reference steps token by token with wkv = [I 0],
+// wgate = [0 I] and x = [kv; score], so it pools exactly the rows the ops stored. The bound per
+// element is tests/property/compressor/emit_bound.hpp's (the emit harness's oracle uses it too).
 #include <gtest/gtest.h>
 
 #include <algorithm>

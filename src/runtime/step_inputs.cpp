@@ -44,7 +44,6 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   s.n_visible.assign(rows, 0);
   s.n_selected.assign(rows, 0);
   s.q_fp4.assign(uint64_t(rows) * h.indexer_heads * h.indexer_dim, 0.0f);
-  s.pooled.assign(h.indexer_dim, 0.0f);
   return s;
 }
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "ordo/ops/compressor/entries.hpp"
 #include "ordo/quant/formats.hpp"
 
 namespace ordo::runtime {
@@ -105,11 +104,6 @@ block_plan plan_block(const block_weights& b, int tier, std::string_view order) 
 
 std::string tier_name(int tier) { return "r" + std::to_string(tier); }
 
-template <class Problem, class Entry>
-provisional_entry<Problem> provisional(const Entry& e) {
-  return {e.name, e.run, nullptr};
-}
-
 // One resolution per family: a port onto the machinery changes only its function.
 void resolve_rmsnorm(family_entries& f, int tier, std::string_view order) {
   f.norm_plain = &registry::find_axes<ops::rmsnorm::op>(tier_name(tier), order, "plain", "f32");
@@ -132,12 +126,14 @@ void resolve_hc(family_entries& f, int tier) {
 void resolve_kv_store(family_entries& f, int tier) {
   f.kv_store = &registry::find_axes<ops::kv_store::op>(tier_name(tier));
 }
-void resolve_compressor(family_entries& f, int tier, std::string_view order) {
-  using ops::compressor::ratio;
-  f.store_ratio4 = provisional<ops::compressor::store_problem>(ops::compressor::find_store(tier, ratio::r4));
-  f.store_ratio128 = provisional<ops::compressor::store_problem>(ops::compressor::find_store(tier, ratio::r128));
-  f.emit_ratio4 = provisional<ops::compressor::emit_problem>(ops::compressor::find_emit(ratio::r4, order));
-  f.emit_ratio128 = provisional<ops::compressor::emit_problem>(ops::compressor::find_emit(ratio::r128, order));
+void resolve_compressor(family_entries& f, int tier, std::string_view order, bool ratio4_layers) {
+  using ops::compressor::store_op;
+  using ops::compressor::emit_op;
+  f.store_ratio4 = &registry::find_axes<store_op>(tier_name(tier), "ratio4");
+  f.store_ratio128 = &registry::find_axes<store_op>(tier_name(tier), "ratio128");
+  f.emit_ratio4 = &registry::find_axes<emit_op>("ratio4", order, "attn");
+  f.emit_ratio128 = &registry::find_axes<emit_op>("ratio128", order, "attn");
+  if (ratio4_layers) f.emit_indexer = &registry::find_axes<emit_op>("ratio4", order, "indexer");
 }
 void resolve_indexer(family_entries& f, int tier) {
   f.indexer = &registry::find_axes<ops::indexer::op>(tier_name(tier), ops::indexer::op::shipped_order::name, "flat");
@@ -160,7 +156,8 @@ step_plan plan_for(const model_weights& w, int tier, std::string_view order) {
   resolve_router(p.families, tier);
   resolve_hc(p.families, tier);
   resolve_kv_store(p.families, tier);
-  resolve_compressor(p.families, tier, order);
+  const bool ratio4_layers = std::any_of(w.layers().begin(), w.layers().end(), [](const block_weights& b) { return b.ratio == 4; });
+  resolve_compressor(p.families, tier, order, ratio4_layers);
   resolve_indexer(p.families, tier);
   resolve_attention(p.families, tier);
   return p;

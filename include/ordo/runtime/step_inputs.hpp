@@ -53,7 +53,6 @@ struct step_scratch {
   std::vector<int32_t> n_visible;   // [rows]: indexer keys each row sees
   std::vector<int32_t> n_selected;  // [rows]
   std::vector<float> q_fp4;         // [rows][indexer_heads·indexer_dim]
-  std::vector<float> pooled;        // [indexer_dim]: an indexer key before its Hadamard + FP4
 };
 
 /// Scratch for steps of at most `rows` rows (and at most `slack` rows past a frontier) at

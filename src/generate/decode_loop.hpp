@@ -28,6 +28,10 @@ struct decode_request {
   std::uint64_t context = 0;   // positions for everything in the sequence
   std::uint64_t position = 0;  // positions already used (the prompt, earlier turns); the first
                                // generated token takes this position (also the sampler's counter)
+  /// Speculative decoding (backend::speculate; null: off). A token plain decoding would feed
+  /// comes from the last round's committed rows when it is there (the same token and logits by
+  /// construction, E3), else a round starts from it.
+  runtime::speculative_decoder* spec = nullptr;
 };
 
 struct decode_events {
@@ -44,6 +48,10 @@ struct decode_result {
   std::optional<std::chrono::steady_clock::time_point> first_token;  // when the first was chosen
   stop_reason stop = stop_reason::token_limit;
   std::string stop_string;      // stop == stop_string: which one
+  /// With speculation: tokens the backend consumed beyond the first `steps` generated ones (a
+  /// round's committed rows past where generation stopped). The backend's sequence then ends
+  /// with tokens[0, steps) followed by these.
+  std::vector<int32_t> fed_ahead;
 };
 
 /// Runs the loop on `backend`, whose last step returned `logits`.

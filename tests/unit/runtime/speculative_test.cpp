@@ -7,8 +7,9 @@
 //    (live_state.hpp) of the main layers and of the MTP ring equals plain decoding's at that
 //    position (the MTP ring fed one row per position, D2);
 //  - hash gates: SHA-256 of an 800-token completion (token ids and every logit row) with
-//    speculation on equals the one with it off, at T = 0 and at T = 0.8 with a fixed seed, and
-//    both equal the digest recorded below;
+//    speculation on equals the one with it off, at T = 0 and at T = 0.8 with a fixed seed: each
+//    run is its own test and must give the digest recorded below (plain decoding's), so on ==
+//    recorded == off;
 //  - the mutation target runtime_spec_mutant_commit_rejected_row (ORDO_MUTANT_COMMIT_REJECTED_ROW:
 //    the first rejected draft is committed too) must fail the state machine.
 #include <gtest/gtest.h>
@@ -247,8 +248,8 @@ RC_GTEST_PROP(speculative, any_interleaving_commits_the_plain_greedy_rows_and_st
 
 // Produced by plain decoding (speculation off) at the commit that added this test (cpu-release,
 // x86-64); speculation on must give the same bytes.
-constexpr const char* recorded_t0 = "";
-constexpr const char* recorded_t08 = "";
+constexpr const char* recorded_t0 = "6a107907d5032b24d7858a6afcbf44507719f2cbee26eab0c9338bf26ee1f72c";
+constexpr const char* recorded_t08 = "fd8cb6108a9c176665c5fdd42745649671fb32ce5c1f9ca86d679d0d5660a80b";
 constexpr int gate_tokens = 800;
 
 struct completion {
@@ -312,19 +313,23 @@ completion run_completion(float temperature, bool speculate) {
   return c;
 }
 
-void gate(float temperature, const char* recorded) {
-  const completion off = run_completion(temperature, false), on = run_completion(temperature, true);
-  std::printf("T = %.1f: digest off %s, on %s\n%s", double(temperature), off.digest.c_str(), on.digest.c_str(),
-              format_spec_stats(on.stats).c_str());
-  EXPECT_EQ(on.digest, off.digest);
-  EXPECT_EQ(on.tokens, off.tokens);
-  EXPECT_EQ(off.digest, recorded);
-  // Not vacuous: the rounds committed several rows on average (else "on" was "off").
-  EXPECT_GT(double(on.stats.committed) / double(on.stats.rounds), 1.5);
+// One completion per test (CI runs them in parallel; each is one 800-token completion, a few
+// tens of seconds on one core): off must give the recorded digest, on must give it too.
+void gate(float temperature, bool speculate, const char* recorded) {
+  const completion c = run_completion(temperature, speculate);
+  std::printf("T = %.1f, speculation %s: digest %s\n", double(temperature), speculate ? "on" : "off", c.digest.c_str());
+  EXPECT_EQ(c.digest, recorded);
+  if (speculate) {
+    std::printf("%s", format_spec_stats(c.stats).c_str());
+    // Not vacuous: the rounds committed several rows on average (else "on" was "off").
+    EXPECT_GT(double(c.stats.committed) / double(c.stats.rounds), 1.5);
+  }
 }
 
-TEST(speculative_hash_gate, greedy_800_tokens_on_equals_off) { gate(0.0f, recorded_t0); }
-TEST(speculative_hash_gate, sampled_t08_800_tokens_on_equals_off) { gate(0.8f, recorded_t08); }
+TEST(speculative_hash_gate, greedy_800_tokens_off) { gate(0.0f, false, recorded_t0); }
+TEST(speculative_hash_gate, greedy_800_tokens_on) { gate(0.0f, true, recorded_t0); }
+TEST(speculative_hash_gate, sampled_t08_800_tokens_off) { gate(0.8f, false, recorded_t08); }
+TEST(speculative_hash_gate, sampled_t08_800_tokens_on) { gate(0.8f, true, recorded_t08); }
 
 }  // namespace
 }  // namespace ordo::runtime

@@ -137,7 +137,6 @@ turn_stats chat_session::turn(std::string_view user_text, const turn_events& ev)
   const decode_result r = decode(*backend_, *tok_, std::move(logits), sampler_, stops,
                                  {opt_.max_tokens, opt_.context, transcript_.size(), spec_}, dev);
   consumed_.insert(consumed_.end(), r.tokens.begin(), r.tokens.begin() + std::ptrdiff_t(r.steps));
-  consumed_.insert(consumed_.end(), r.fed_ahead.begin(), r.fed_ahead.end());
   if (spec_) st.spec = spec_->stats();
   st.generated = r.tokens.size();
   st.decode_steps = r.steps;

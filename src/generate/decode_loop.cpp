@@ -69,7 +69,7 @@ decode_result decode(eval::backend& backend, const tokenizer::bpe_tokenizer& tok
     ++r.steps;
     if (ev.logits_row) ev.logits_row(next, logits);
   }
-  for (std::size_t i = next_ahead; i < ahead.size(); ++i) r.fed_ahead.push_back(ahead[i].token);
+  if (req.spec && next_ahead < ahead.size()) req.spec->rewind_to(int64_t(req.position + r.steps));
   if (r.stop != stop_reason::stop_string) show(stops.push(decoder.flush()) + stops.flush());
   return r;
 }

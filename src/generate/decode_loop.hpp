@@ -30,7 +30,8 @@ struct decode_request {
                                // generated token takes this position (also the sampler's counter)
   /// Speculative decoding (backend::speculate; null: off). A token plain decoding would feed
   /// comes from the last round's committed rows when it is there (the same token and logits by
-  /// construction, E3), else a round starts from it.
+  /// construction, E3), else a round starts from it. Rows past where generation stops are
+  /// rewound: the backend then holds what plain decoding fed.
   runtime::speculative_decoder* spec = nullptr;
 };
 
@@ -48,10 +49,6 @@ struct decode_result {
   std::optional<std::chrono::steady_clock::time_point> first_token;  // when the first was chosen
   stop_reason stop = stop_reason::token_limit;
   std::string stop_string;      // stop == stop_string: which one
-  /// With speculation: tokens the backend consumed beyond the first `steps` generated ones (a
-  /// round's committed rows past where generation stopped). The backend's sequence then ends
-  /// with tokens[0, steps) followed by these.
-  std::vector<int32_t> fed_ahead;
 };
 
 /// Runs the loop on `backend`, whose last step returned `logits`.

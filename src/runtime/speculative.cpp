@@ -61,6 +61,18 @@ std::vector<float> speculative_decoder::feed(std::span<const int32_t> tokens, ui
   return z;
 }
 
+void speculative_decoder::rewind_to(int64_t position) {
+  if (position == t_->position()) return;
+  if (round_start_ < 0 || position <= round_start_ || position > t_->position())
+    throw std::logic_error("speculative_decoder::rewind_to(" + std::to_string(position) + "): only into the last round's rows (" +
+                           std::to_string(round_start_ + 1) + " .. " + std::to_string(t_->position()) + ")");
+  const std::size_t HC = t_->hc_dim(), i = std::size_t(position - 1 - round_start_);
+  t_->rewind(position);
+  t_->mtp_rewind(position - 1);
+  armed_ = false;
+  hidden_tail_.assign(round_hidden_.begin() + std::ptrdiff_t(i * HC), round_hidden_.begin() + std::ptrdiff_t((i + 1) * HC));
+}
+
 int speculative_decoder::draft_width() const {
   const int64_t room = t_->context() - 1 - t_->position();  // verify rows sit at P … P + w
   return int(std::max<int64_t>(0, std::min<int64_t>({width_, int64_t(t_->max_verify_rows()) - 1, room})));
@@ -132,6 +144,8 @@ std::vector<committed_row> speculative_decoder::round(int32_t token) {
   armed_token_ = next;
   hidden_tail_.assign(rows.hidden.begin() + std::ptrdiff_t(std::size_t(a) * HC),
                       rows.hidden.begin() + std::ptrdiff_t(std::size_t(a + 1) * HC));
+  round_start_ = P;
+  round_hidden_ = std::move(rows.hidden);
   stats_.catch_up_seconds += since(t0);
 
   // Statistics and the next width.

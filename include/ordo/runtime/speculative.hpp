@@ -99,6 +99,10 @@ class speculative_decoder {
   /// One round from `token`, the chooser's token for position(): returns the committed rows
   /// (≥ 1: `token` itself, then the accepted drafts), each with the logits after it.
   std::vector<committed_row> round(int32_t token);
+  /// Drops the last round's committed rows from `position` on (P < position ≤ position()), as if
+  /// plain decoding had fed only up to there: the caller stopped before reaching them (a token
+  /// limit, a stop string, end of sequence). The state is then plain decoding's.
+  void rewind_to(int64_t position);
   int64_t position() const { return t_->position(); }
   const spec_stats& stats() const { return stats_; }
   int current_width() const { return width_; }
@@ -114,6 +118,8 @@ class speculative_decoder {
   bool have_tail_ = false;
   // Armed: the MTP row of position() is in the ring, for token armed_token_, with its logits
   // (the next round's first draft) and output state.
+  int64_t round_start_ = -1;           // the last round's P, and its verifier's hidden rows
+  std::vector<float> round_hidden_;
   bool armed_ = false;
   int32_t armed_token_ = -1;
   mtp_outputs armed_out_;

@@ -38,6 +38,7 @@ std::vector<float> speculative_decoder::feed(std::span<const int32_t> tokens, ui
   const int64_t p0 = t_->position();
   // A row armed for position p0 assumed its token; plain feeding recomputes it with the real one.
   if (armed_) t_->mtp_rewind(p0 - 1), armed_ = false;
+  round_start_ = -1;  // rewind_to reaches into the last round only
   row_outputs rows;
   std::vector<float> z = t_->feed(tokens, chunk, rows);
   // D2: MTP rows for positions p0 … p0 + n − 1 (position q pairs t_q with h_{q−1}; q = 0 has none).

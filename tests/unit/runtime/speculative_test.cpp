@@ -5,7 +5,8 @@
 //    commits exactly the plain-greedy tokens, each committed row with the logits of plain
 //    one-token-at-a-time decoding, bit for bit, and after every command the live state
 //    (live_state.hpp) of the main layers and of the MTP ring equals plain decoding's at that
-//    position (the MTP ring fed one row per position, D2);
+//    position (the MTP ring fed one row per position, D2); a stop inside a round's rows
+//    (rewind_to) leaves plain decoding's state at the stop;
 //  - hash gates: SHA-256 of an 800-token completion (token ids and every logit row) with
 //    speculation on equals the one with it off, at T = 0 and at T = 0.8 with a fixed seed: each
 //    run is its own test and must give the digest recorded below (plain decoding's), so on ==
@@ -123,6 +124,7 @@ const plain_run& reference() {
 
 struct model_t {
   int64_t pos = 0;
+  int64_t round_start = -1;  // the last command's round's P (−1: the last command fed)
 };
 
 struct sut_t {
@@ -168,7 +170,7 @@ struct prefill_chunk : command {
     (void)m;
   }
   void checkPreconditions(const model_t& m) const override { RC_PRE(m.pos + n + max_rows <= seq_len); }
-  void apply(model_t& m) const override { m.pos += n; }
+  void apply(model_t& m) const override { m.pos += n, m.round_start = -1; }
   void run(const model_t& m, sut_t& s) const override {
     const plain_run& ref = reference();
     const auto z = s.dec.feed(std::span<const int32_t>(ref.tokens.data() + m.pos, std::size_t(n)), chunk);
@@ -182,7 +184,7 @@ struct prefill_chunk : command {
 
 struct decode_step : command {
   void checkPreconditions(const model_t& m) const override { RC_PRE(m.pos + 1 + max_rows <= seq_len); }
-  void apply(model_t& m) const override { m.pos += 1; }
+  void apply(model_t& m) const override { m.pos += 1, m.round_start = -1; }
   void run(const model_t& m, sut_t& s) const override {
     const plain_run& ref = reference();
     const auto z = s.dec.feed(std::span<const int32_t>(ref.tokens.data() + m.pos, 1), 1);
@@ -215,7 +217,10 @@ struct spec_round : command {
     }
     return a + 1;
   }
-  void apply(model_t& m) const override { m.pos += int64_t(expected_rows(m.pos)); }
+  void apply(model_t& m) const override {
+    m.round_start = m.pos;
+    m.pos += int64_t(expected_rows(m.pos));
+  }
   void run(const model_t& m, sut_t& s) const override {
     const plain_run& ref = reference();
     s.pattern = pattern;
@@ -235,6 +240,25 @@ struct spec_round : command {
   }
 };
 
+// Generation stopped inside a round's rows (a token limit, a stop string): rewind_to leaves
+// plain decoding's state at that position.
+struct stop_inside_round : command {
+  int64_t to;
+  explicit stop_inside_round(const model_t& m) {
+    RC_PRE(m.round_start >= 0 && m.pos - m.round_start >= 2);
+    to = *rc::gen::inRange<int64_t>(m.round_start + 1, m.pos);
+  }
+  void checkPreconditions(const model_t& m) const override { RC_PRE(m.round_start >= 0 && to > m.round_start && to < m.pos); }
+  void apply(model_t& m) const override { m.pos = to, m.round_start = -1; }
+  void run(const model_t& m, sut_t& s) const override {
+    s.dec.rewind_to(to);
+    model_t next = m;
+    apply(next);
+    check_state(next, s);
+  }
+  void show(std::ostream& os) const override { os << "stop inside the round at " << to; }
+};
+
 RC_GTEST_PROP(speculative, any_interleaving_commits_the_plain_greedy_rows_and_state, ()) {
   session_options o;
   o.ctx = 128;     // the reference's 56 positions and a round past them
@@ -242,7 +266,7 @@ RC_GTEST_PROP(speculative, any_interleaving_commits_the_plain_greedy_rows_and_st
   model_t m;
   sut_t s(o);
   rc::state::check(m, s, rc::state::gen::execOneOfWithArgs<prefill_chunk, prefill_chunk, decode_step, spec_round, spec_round,
-                                                            spec_round>());
+                                                            spec_round, stop_inside_round>());
 }
 
 // ---- hash gates --------------------------------------------------------------------------------

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/moe/moe.hpp"
 #include "ordo/quant/random_block.hpp"
@@ -30,18 +31,7 @@ using namespace ordo;
 constexpr int n_embd = 4096, n_ff = 2048, n_expert = 256, n_used = 6, n_routings = 64;
 constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 
-double copy_bandwidth_gbs() {
-  const std::size_t bytes = std::size_t(1) << 30;
-  gpu::device_buffer<std::byte> a(bytes), b(bytes);
-  gpu::device_memset(a.data(), 1, bytes);
-  ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
-  gpu::event_timer t;
-  const int iters = 10;
-  t.record_start();
-  for (int i = 0; i < iters; ++i)
-    ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
-  return 2.0 * double(bytes) / (t.elapsed_ms() / 1e3 / iters) / 1e9;
-}
+using bench::copy_bandwidth_gbs;
 
 /// One matrix [n_out][k] of random blocks of F (the same matrix is replicated to every expert:
 /// bandwidth does not depend on the values).

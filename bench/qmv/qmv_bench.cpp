@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
 #include "ordo/quant/formats.hpp"
@@ -58,20 +59,7 @@ constexpr shape shapes[] = {
 };
 constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 
-/// Device copy bandwidth (bytes read + written per second) of a 1 GiB device-to-device memcpy.
-double copy_bandwidth_gbs() {
-  const std::size_t bytes = std::size_t(1) << 30;
-  gpu::device_buffer<std::byte> a(bytes), b(bytes);
-  gpu::device_memset(a.data(), 1, bytes);
-  ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
-  gpu::event_timer t;
-  const int iters = 20;
-  t.record_start();
-  for (int i = 0; i < iters; ++i)
-    ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
-  const double s = t.elapsed_ms() / 1e3 / iters;
-  return 2.0 * double(bytes) / s / 1e9;
-}
+using bench::copy_bandwidth_gbs;
 
 #if defined(ORDO_GPU)
 /// Reads n 16-byte words with a grid-stride loop and writes one xor per thread (so nothing is dead).

@@ -38,6 +38,55 @@ qmv_call resolve(const weight_view& w, int tier, std::string_view order) {
   return c;
 }
 
+/// The moe layout whose routed gate/up, routed down and shared formats are these (layout.hpp names
+/// each by its routed formats), read off the compiled entries; throws naming the block's tensors.
+std::string moe_layout(const weight_view& gate, const weight_view& down, const weight_view& shared) {
+  const std::string g = format_name(gate.format), d = format_name(down.format), s = format_name(shared.format);
+  std::string known;
+  for (const auto& e : registry::table<ops::moe::op>) {
+    if (e.info.gate_up == g && e.info.down == d && e.info.shared == s) return std::string(e.info.layout);
+    if (known.find(std::string(e.info.layout) + " ") == std::string::npos) known += std::string(e.info.layout) + " ";
+  }
+  throw std::out_of_range("no moe layout runs " + gate.name + " (" + g + "), " + down.name + " (" + d + ") and " +
+                          shared.name + " (" + s + ") in this build (tune preset " + tune::preset::name +
+                          "; layouts: " + known + ")");
+}
+
+moe_calls resolve_moe(const block_weights& b, int tier, std::string_view order) {
+  using r = model::ds4_role;
+  auto need = [&](r role) -> const weight_view& {
+    const weight_view* w = b.find(role);
+    if (!w) throw std::invalid_argument("block " + std::to_string(b.layer) + " has routed experts but no " +
+                                        std::string(model::ds4_role_of(role).ds4_name) + " tensor");
+    return *w;
+  };
+  moe_calls c;
+  c.gate = &need(r::ffn_gate_exps);
+  c.up = &need(r::ffn_up_exps);
+  c.down_w = &need(r::ffn_down_exps);
+  c.shared_gate = &need(r::ffn_gate_shexp);
+  c.shared_up = &need(r::ffn_up_shexp);
+  c.shared_down = &need(r::ffn_down_shexp);
+  // A layout has one format for routed gate and up and one for the three shared matrices.
+  for (auto [a, z] : {std::pair{c.gate, c.up}, std::pair{c.shared_gate, c.shared_up}, std::pair{c.shared_gate, c.shared_down}})
+    if (a->format != z->format)
+      throw std::invalid_argument(a->name + " is " + format_name(a->format) + " but " + z->name + " is " +
+                                  format_name(z->format) + ": no moe layout mixes them");
+  const std::string layout = moe_layout(*c.gate, *c.down_w, *c.shared_gate);
+  const std::string t = "r" + std::to_string(tier);
+  c.gate_up = &registry::find_axes<ops::moe::op>(layout, t, order, "gate_up");
+  c.down = &registry::find_axes<ops::moe::op>(layout, t, order, "down");
+  // The activations are those of qmv on the same formats (moe's projections are qmv's dots).
+  c.quantize_routed = resolve(*c.gate, tier, order).quantize;
+  c.quantize_shared = resolve(*c.shared_gate, tier, order).quantize;
+  const auto& qd = resolve(*c.down_w, tier, order).quantize->info;
+  const auto& qs = resolve(*c.shared_down, tier, order).quantize->info;
+  const std::size_t n_ff = c.down_w->cols;
+  auto act_bytes = [&](const auto& q) { return n_ff / std::size_t(q.block_elems) * std::size_t(q.block_bytes); };
+  c.mid_act_row_bytes = std::max(act_bytes(qd), act_bytes(qs));
+  return c;
+}
+
 block_plan plan_block(const block_weights& b, int tier, std::string_view order) {
   block_plan p;
   p.layer = b.layer;
@@ -50,12 +99,7 @@ block_plan plan_block(const block_weights& b, int tier, std::string_view order) 
     if (!w) continue;
     if (is_qmv_role(role)) p.qmv[i] = resolve(*w, tier, order);
   }
-  // Routed experts: interim per-expert qmv at tier 1 until the moe family lands (step_plan.hpp).
-  if (b.find(r::ffn_gate_exps) && b.find(r::ffn_up_exps) && b.find(r::ffn_down_exps)) {
-    p.experts.gate = resolve(*b.find(r::ffn_gate_exps), 1, order);
-    p.experts.up = resolve(*b.find(r::ffn_up_exps), 1, order);
-    p.experts.down = resolve(*b.find(r::ffn_down_exps), 1, order);
-  }
+  if (b.find(r::ffn_gate_exps) || b.find(r::ffn_up_exps) || b.find(r::ffn_down_exps)) p.moe = resolve_moe(b, tier, order);
   return p;
 }
 
@@ -119,15 +163,6 @@ step_plan plan_for(const model_weights& w, int tier, std::string_view order) {
   resolve_compressor(p.families, tier, order);
   resolve_indexer(p.families, tier);
   resolve_attention(p.families, tier);
-  // Routed experts without the interim path (a block with experts of a format qmv lacks fails
-  // in resolve above, by name) are the moe family's; sampling is the driver's, not the step's.
-  const std::string t = "r" + std::to_string(tier) + " " + std::string(order);
-  auto need_experts = [&](const block_plan& b, const block_weights& bw) {
-    if (!b.experts && bw.find(model::ds4_role::ffn_gate_exps))
-      p.pending.push_back({"moe", t + " ids", bw.find(model::ds4_role::ffn_gate_exps)->name});
-  };
-  for (std::size_t il = 0; il < p.layers.size(); ++il) need_experts(p.layers[il], w.layers()[il]);
-  if (p.mtp) need_experts(*p.mtp, *w.mtp());
   return p;
 }
 
@@ -137,9 +172,12 @@ std::vector<std::string> step_plan::resolved_specs() const {
     for (const auto& c : b.qmv)
       if (c) out.emplace_back(c.entry->name.view());
   };
+  auto add_moe = [&](const block_plan& b) {
+    if (b.moe) out.insert(out.end(), {std::string(b.moe.gate_up->name.view()), std::string(b.moe.down->name.view())});
+  };
   add(head);
-  for (const auto& l : layers) add(l);
-  if (mtp) add(*mtp);
+  for (const auto& l : layers) add(l), add_moe(l);
+  if (mtp) add(*mtp), add_moe(*mtp);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -14,8 +14,7 @@ constexpr std::array<std::string_view, stage_count> names = {
     "cmp_kv",       "cmp_score",    "idx_kv",        "idx_score",     "iq",            "iw",
     "idx_scores",   "idx_top",      "attn_scores",   "heads",         "heads_q8",      "low",
     "low_q8",       "sublayer_out", "router_logits", "router_probs",  "expert_ids",    "expert_weights",
-    "gate",         "up",           "mid",           "mid_q8",        "expert_out",    "shared_gate",
-    "shared_up",    "shared_mid",   "shared_mid_q8", "logits"};
+    "mid",          "mid_q8",       "logits"};
 // One name per stage, in enum order: a missing name would leave the last one empty.
 static_assert(names[stage_count - 1] == "logits");
 }  // namespace
@@ -69,15 +68,8 @@ workspace_layout plan_workspace(const model::ds4_hparams& h, uint32_t ctx, uint3
   set(s::router_probs, h.n_expert, f32);
   set(s::expert_ids, used, 4);
   set(s::expert_weights, used, f32);
-  set(s::gate, used * F, f32);
-  set(s::up, used * F, f32);
-  set(s::mid, used * F, f32);
-  set(s::mid_q8, used * F, act);
-  set(s::expert_out, used * E, f32);
-  set(s::shared_gate, F, f32);
-  set(s::shared_up, F, f32);
-  set(s::shared_mid, F, f32);
-  set(s::shared_mid_q8, F, act);
+  set(s::mid, (used + 1) * F, f32);  // moe's slot rows: the routed slots, then the shared expert
+  set(s::mid_q8, (used + 1) * F, act);
   set(s::logits, h.n_vocab, f32);
   return w;
 }

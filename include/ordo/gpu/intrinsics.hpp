@@ -20,6 +20,22 @@ ORDO_DEVICE ORDO_FORCEINLINE float shfl_xor(float v, int offset) {
 #endif
 }
 
+/// The int32 forms: the value of lane (lane ^ offset), and of lane `src` (0..31) of this logical warp.
+ORDO_DEVICE ORDO_FORCEINLINE int32_t shfl_xor_i32(int32_t v, int offset) {
+#if defined(ORDO_GPU_CUDA)
+  return __shfl_xor_sync(0xffffffffu, v, offset, logical_warp);
+#else
+  return __shfl_xor(v, offset, logical_warp);
+#endif
+}
+ORDO_DEVICE ORDO_FORCEINLINE int32_t shfl_i32(int32_t v, int src) {
+#if defined(ORDO_GPU_CUDA)
+  return __shfl_sync(0xffffffffu, v, src, logical_warp);
+#else
+  return __shfl(v, src, logical_warp);
+#endif
+}
+
 /// Signed int8x4 dot product accumulated into an int32 (exact, any association).
 ORDO_DEVICE ORDO_FORCEINLINE int32_t dot4_i8(int32_t a, int32_t b, int32_t acc) {
 #if defined(ORDO_GPU_CUDA)

@@ -16,8 +16,6 @@
 ///
 /// Interim parts (replaced when their families land, each bit-identical by construction to the
 /// family's definition in docs/engine.md):
-///   - the routed experts (F8–F10, F14) run as one-row qmv entries on the expert's slice, a host
-///     SwiGLU (`swiglu_row`) and a host slot sum (`sum_slots`) until the moe family lands;
 ///   - the indexer key emission (C12) runs the compressor's own ORDO_HD phases (pool, norm, rope)
 ///     and the indexer's Hadamard + FP4 (`emit_indexer_key`) until compressor.emit has its
 ///     indexer option; it is CPU-only.
@@ -106,31 +104,6 @@ template <class Executor, class Entry>
 void norm(const Executor& ex, const Entry& e, f32_rows x, const float* weight, f32_rows out, int n_heads, int head_dim,
           int rows, float eps) {
   ex.run(e, ops::rmsnorm::problem{x.data, x.stride, weight, out.data, out.stride, nullptr, 0, n_heads, head_dim, rows, eps});
-}
-
-/// Interim SwiGLU of one expert slot (docs/engine.md F9/F12; ref/moe.hpp's clamped_swiglu):
-/// g = min(g, c), u = clamp(u, −c, c) when c > 0, mid = (silu(g) · u) · weight, one rounding per
-/// operation in that order. The moe family's swiglu stage is defined by the same expression
-/// (F9: "mid = silu(g)·u·w_slot"); this is replaced by it when moe lands.
-inline void swiglu_row(const float* gate, const float* up, float* mid, int n, float clamp, float weight) {
-  for (int j = 0; j < n; ++j) {
-    float g = gate[j], u = up[j];
-    if (clamp > 0.0f) {
-      g = g < clamp ? g : clamp;
-      u = u < -clamp ? -clamp : (u > clamp ? clamp : u);
-    }
-    mid[j] = numeric::silu_f32(g) * u * weight;
-  }
-}
-
-/// Interim slot sum (F14): f = ((e_0 + e_1) + … + e_{n_used−1}) + shared, slots in the router's
-/// output order, the reference's order (ref/moe.hpp: out += each expert, then += shared).
-inline void sum_slots(const float* expert_out, std::size_t slot_stride, int n_used, float* shared_out, int n_embd) {
-  for (int j = 0; j < n_embd; ++j) {
-    float acc = expert_out[j];
-    for (int s = 1; s < n_used; ++s) acc += expert_out[std::size_t(s) * slot_stride + j];
-    shared_out[j] = acc + shared_out[j];
-  }
 }
 
 /// Interim C12 (CPU only): the indexer key of the window ending at p — the compressor's pool,
@@ -384,42 +357,49 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     ex.run(bp.hash ? *fam.route_hash : *fam.route_top_k, rp);                                   // F7
   }
   const float clamp = static_cast<float>(h.clamp_limit(bp.layer));
-  const f32_rows gate = f32_of(ws, stage::gate), up = f32_of(ws, stage::up), mid = f32_of(ws, stage::mid),
-                 expert_out = f32_of(ws, stage::expert_out), out = f32_of(ws, stage::sublayer_out);
   {
-    // F8–F10, interim (see the header comment): each (row, slot) is one activation row on its
-    // expert's slice (expert e at data + e·rows·row_bytes).
-    const expert_calls& ec = bp.experts;
-    if (!ec) throw std::runtime_error("layer_step: layer " + std::to_string(bp.layer) + " has no routed-expert entries");
-    const byte_rows x_q8k = bytes_of(ws, stage::x_q8k), mid_q8 = bytes_of(ws, stage::mid_q8);
-    const std::size_t mid_seg = std::size_t(n_ff / ec.down.quantize->info.block_elems) * ec.down.quantize->info.block_bytes;
-    auto slice = [](const qmv_call& c, int32_t e) { return c.weight->data + std::size_t(e) * c.weight->rows * c.weight->row_bytes; };
-    for (int i = 0; i < n; ++i) {
-      for (int s = 0; s < n_used; ++s) {
-        const int32_t e = ids[std::size_t(i) * sel_stride + s];
-        float* g = gate.row(i) + std::size_t(s) * n_ff;
-        float* u = up.row(i) + std::size_t(s) * n_ff;
-        float* m = mid.row(i) + std::size_t(s) * n_ff;
-        matmul(ex, ec.gate, slice(ec.gate, e), n_ff, D, x.row(i), x.stride, byte_rows{x_q8k.data + i * x_q8k.stride, x_q8k.stride},
-               g, std::size_t(n_ff), 1);
-        matmul(ex, ec.up, slice(ec.up, e), n_ff, D, x.row(i), x.stride, byte_rows{x_q8k.data + i * x_q8k.stride, x_q8k.stride}, u,
-               std::size_t(n_ff), 1);
-        swiglu_row(g, u, m, n_ff, clamp, weights[std::size_t(i) * sel_stride + s]);
-        matmul(ex, ec.down, slice(ec.down, e), D, n_ff, m, std::size_t(n_ff),
-               byte_rows{mid_q8.data + i * mid_q8.stride + s * mid_seg, mid_q8.stride}, expert_out.row(i) + std::size_t(s) * D,
-               std::size_t(D), 1);
-      }
-    }
+    // F8–F14: the routed experts and the shared expert as moe's two grouped launches. mid and
+    // mid_q8 hold [n][n_used + 1] slot rows packed (n_ff floats / mid_act_row_bytes apart) in
+    // their stages' allocations: only moe reads them.
+    const moe_calls& mc = bp.moe;
+    if (!mc) throw std::runtime_error("layer_step: layer " + std::to_string(bp.layer) + " has no moe entries");
+    const byte_rows xr = bytes_of(ws, stage::x_q8k), xs = bytes_of(ws, stage::x_q8);
+    ex.run(*mc.quantize_routed, ops::quantize_rows::problem{x.data, x.stride, xr.data, xr.stride, D, n});
+    const bool one_act = mc.quantize_shared == mc.quantize_routed;
+    if (!one_act) ex.run(*mc.quantize_shared, ops::quantize_rows::problem{x.data, x.stride, xs.data, xs.stride, D, n});
+    const byte_rows xsh = one_act ? xr : xs;
+    const f32_rows out = f32_of(ws, stage::sublayer_out);
+    auto experts = [](const weight_view* w) { return ops::moe::expert_tensor{w->data, w->row_bytes, w->rows * w->row_bytes}; };
+    auto matrix = [](const weight_view* w) { return ops::moe::matrix{w->data, w->row_bytes}; };
+    ops::moe::problem mp{};
+    mp.x_routed = xr.data;
+    mp.x_routed_row_bytes = xr.stride;
+    mp.x_shared = xsh.data;
+    mp.x_shared_row_bytes = xsh.stride;
+    mp.expert_ids = ids;
+    mp.expert_weights = weights;
+    mp.route_stride = sel_stride;
+    mp.gate = experts(mc.gate);
+    mp.up = experts(mc.up);
+    mp.down = experts(mc.down_w);
+    mp.shared_gate = matrix(mc.shared_gate);
+    mp.shared_up = matrix(mc.shared_up);
+    mp.shared_down = matrix(mc.shared_down);
+    mp.mid = ws.row_as<float>(stage::mid, 0);
+    mp.mid_stride = std::size_t(n_ff);
+    mp.mid_act = ws.row(stage::mid_q8, 0);
+    mp.mid_act_row_bytes = mc.mid_act_row_bytes;
+    mp.out = out.data;
+    mp.out_stride = out.stride;
+    mp.n_embd = D;
+    mp.n_ff = n_ff;
+    mp.n_expert = static_cast<int>(mc.gate->experts);
+    mp.n_used = n_used;
+    mp.rows = n;
+    mp.clamp = clamp;
+    ex.run(*mc.gate_up, mp);                                                                    // F8–F10, F11–F13
+    ex.run(*mc.down, mp);                                                                       // F14
   }
-  {
-    // F11–F13: the shared expert.
-    const f32_rows sg = f32_of(ws, stage::shared_gate), su = f32_of(ws, stage::shared_up), sm = f32_of(ws, stage::shared_mid);
-    matmul(ex, bp.at(ds4_role::ffn_gate_shexp), x, x_q8, sg, n);
-    matmul(ex, bp.at(ds4_role::ffn_up_shexp), x, x_q8, su, n);
-    for (int i = 0; i < n; ++i) swiglu_row(sg.row(i), su.row(i), sm.row(i), n_ff, clamp, 1.0f);
-    matmul(ex, bp.at(ds4_role::ffn_down_shexp), sm, bytes_of(ws, stage::shared_mid_q8), out, n);
-  }
-  for (int i = 0; i < n; ++i) sum_slots(expert_out.row(i), std::size_t(D), n_used, out.row(i), D);  // F14
   hc_post(ex, plan, b, ws, n);                                                                  // F15
 
   st.advance(n);

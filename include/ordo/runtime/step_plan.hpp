@@ -11,8 +11,8 @@
 /// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router, hc, kv_store, indexer
 /// and attention through registry::find; compressor through its provisional
 /// `entries.hpp` lists until their ports onto the machinery land (only those functions change
-/// then). The routed experts run, until the moe family lands, as per-expert qmv entries at tier 1
-/// (`block_plan::experts`, E1 makes their bits those of any tier) — see layer_step.hpp.
+/// then). The routed experts and the shared expert are the moe family's two grouped launches at
+/// the step's tier (`block_plan::moe`, resolved in plan_block from the block's expert formats).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -27,6 +27,7 @@
 #include "ordo/ops/hc/problem.hpp"
 #include "ordo/ops/indexer/problem.hpp"
 #include "ordo/ops/kv_store/problem.hpp"
+#include "ordo/ops/moe/problem.hpp"
 #include "ordo/registry/all_ops.hpp"
 #include "ordo/runtime/weights.hpp"
 
@@ -47,11 +48,18 @@ struct pending_call {
   std::string site;    // the tensor or stage it serves, e.g. "blk.3.ffn_gate_exps.weight"
 };
 
-/// The routed experts of a block until the moe family lands: one qmv entry per projection at
-/// tier 1 (a (row, slot) pair is one activation row on its expert's slice of the 3-D tensor).
-struct expert_calls {
-  qmv_call gate, up, down;
-  explicit operator bool() const { return gate && up && down; }
+/// The FFN experts of a block (F8–F14): the moe family's gate_up and down entries of the block's
+/// expert layout (routed gate/up, routed down and shared formats) at the step's tier, the
+/// quantizers of the routed and the shared gate/up activations, and the weights they read.
+struct moe_calls {
+  const registry::entry<ops::moe::op>* gate_up = nullptr;
+  const registry::entry<ops::moe::op>* down = nullptr;
+  const registry::entry<ops::quantize_rows::op>* quantize_routed = nullptr;  // x for the routed gate/up
+  const registry::entry<ops::quantize_rows::op>* quantize_shared = nullptr;  // x for the shared gate/up
+  const weight_view *gate = nullptr, *up = nullptr, *down_w = nullptr;                   // [n_expert][rows][cols]
+  const weight_view *shared_gate = nullptr, *shared_up = nullptr, *shared_down = nullptr;
+  std::size_t mid_act_row_bytes = 0;  // one n_ff row in the larger of the two down activations
+  explicit operator bool() const { return gate_up != nullptr; }
 };
 
 struct block_plan {
@@ -59,7 +67,7 @@ struct block_plan {
   uint32_t ratio = 0;
   bool hash = false;
   std::array<qmv_call, model::ds4_role_count> qmv{};  // by role; empty for roles that are not matmuls
-  expert_calls experts;                               // interim (see the header comment)
+  moe_calls moe;                                      // the FFN experts (empty: the block has none)
   const qmv_call& at(model::ds4_role r) const { return qmv[static_cast<std::size_t>(r)]; }
 };
 

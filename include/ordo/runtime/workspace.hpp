@@ -49,15 +49,8 @@ enum class stage : uint8_t {
   router_probs,   // [n_expert] f32: sqrt(softplus)
   expert_ids,     // [n_expert_used] i32
   expert_weights, // [n_expert_used] f32
-  gate,           // [n_expert_used·n_ff_exp] f32
-  up,             // [n_expert_used·n_ff_exp] f32
-  mid,            // [n_expert_used·n_ff_exp] f32: clamp+SwiGLU·weight
-  mid_q8,         // [n_expert_used·n_ff_exp] act
-  expert_out,     // [n_expert_used·n_embd] f32: each routed expert's down projection
-  shared_gate,    // [n_ff_exp] f32
-  shared_up,      // [n_ff_exp] f32
-  shared_mid,     // [n_ff_exp] f32
-  shared_mid_q8,  // [n_ff_exp] act
+  mid,            // [(n_expert_used + 1)·n_ff_exp] f32: clamp+SwiGLU·weight per slot (moe; slot n_used: shared)
+  mid_q8,         // [(n_expert_used + 1)·n_ff_exp] act: mid in the down projections' activation blocks
   logits,         // [n_vocab] f32: every row (verify needs all)
   count_
 };

@@ -21,8 +21,9 @@ TEST(step_plan, resolves_every_matmul_once_per_tier) {
   const model_weights w = model_weights::open(m.main, m.mtp);
   for (int tier : {1, 4, 16}) {
     const step_plan p = plan_for(w, tier);
-    const std::string want = "qmv.f32.r" + std::to_string(tier) + ".ls32";
-    EXPECT_EQ(p.resolved_specs(), std::vector<std::string>{want});
+    const std::string t = ".r" + std::to_string(tier) + ".ls32";
+    // Every matmul of an all-F32 file is qmv.f32; its experts are the f32 moe layout's two phases.
+    EXPECT_EQ(p.resolved_specs(), (std::vector<std::string>{"moe.f32" + t + ".down", "moe.f32" + t + ".gate_up", "qmv.f32" + t}));
     for (const auto& l : p.layers) {
       const auto& wb = w.layer(l.layer);
       for (std::size_t i = 0; i < model::ds4_role_count; ++i) {
@@ -36,12 +37,14 @@ TEST(step_plan, resolves_every_matmul_once_per_tier) {
     EXPECT_TRUE(p.mtp->at(ds4_role::mtp_e_proj));
     EXPECT_TRUE(p.head.at(ds4_role::output));
     EXPECT_FALSE(p.head.at(ds4_role::token_embd));  // a row lookup, not a matmul
-    // Routed experts run as interim per-expert qmv entries at tier 1 until the moe family lands;
-    // every other family of the step is resolved, so nothing is pending.
+    // The FFN experts are the moe family's two launches at the step's tier, on the block's own
+    // tensors; every other family of the step is resolved, so nothing is pending.
     for (const auto& l : p.layers) {
-      ASSERT_TRUE(l.experts) << l.layer;
-      EXPECT_EQ(l.experts.down.entry->tier, 1);
-      EXPECT_EQ(l.experts.down.weight->name, w.layer(l.layer).need(ds4_role::ffn_down_exps).name);
+      ASSERT_TRUE(l.moe) << l.layer;
+      EXPECT_EQ(l.moe.gate_up->tier, tier);
+      EXPECT_EQ(l.moe.down->name.view(), "moe.f32" + t + ".down");
+      EXPECT_EQ(l.moe.down_w->name, w.layer(l.layer).need(ds4_role::ffn_down_exps).name);
+      EXPECT_EQ(l.moe.shared_down->name, w.layer(l.layer).need(ds4_role::ffn_down_shexp).name);
     }
     EXPECT_TRUE(p.families.attention && p.families.indexer && p.families.kv_store && p.families.hc_post != nullptr);
     EXPECT_NE(p.families.norm_weighted, nullptr);

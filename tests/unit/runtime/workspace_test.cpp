@@ -20,7 +20,7 @@ TEST(workspace, stages_follow_the_model) {
   EXPECT_EQ(l.at(stage::idx_top).row_bytes, 512u * 4);
   // Visible rows per head: the raw window plus max(top-k 512, 32768/128 = 256) compressed rows.
   EXPECT_EQ(l.at(stage::attn_scores).row_bytes, 64u * (128 + 512) * 4);
-  EXPECT_EQ(l.at(stage::mid).row_bytes, 6u * 2048 * 4);
+  EXPECT_EQ(l.at(stage::mid).row_bytes, (6u + 1) * 2048 * 4);  // six routed slots and the shared expert
   EXPECT_EQ(l.at(stage::logits).row_bytes, 129280u * 4);
   for (const auto& s : l.stages) EXPECT_EQ(s.rows, 16u);
   EXPECT_EQ(stage_name(stage::x_q8), "x_q8");

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "ordo/ops/moe/body.hpp"
+#include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/order/combine.hpp"
 
 namespace ordo::ops::moe {
@@ -157,15 +158,43 @@ struct kernel {
     return unsigned(P == phase::gate_up ? units_max(p) * chunks(p) : (p.n_embd + warps - 1) / warps);
   }
 
+  /// Whether every weight row and activation row the projections read is 4-byte aligned (the
+  /// chunk-cooperative arrangement reads them with 32-bit loads): one answer per problem.
+  ORDO_HD static bool coop_aligned(const problem& p) {
+    auto a = [](std::uintptr_t v) { return (v & 3) == 0; };
+    auto t = [&](const expert_tensor& x) { return a(std::uintptr_t(x.data)) && a(x.row_bytes) && a(x.expert_bytes); };
+    auto m = [&](const matrix& x) { return a(std::uintptr_t(x.data)) && a(x.row_bytes); };
+    return t(p.gate) && t(p.up) && t(p.down) && m(p.shared_gate) && m(p.shared_up) && m(p.shared_down) &&
+           a(std::uintptr_t(p.x_routed)) && a(p.x_routed_row_bytes) && a(std::uintptr_t(p.x_shared)) &&
+           a(p.x_shared_row_bytes) && a(std::uintptr_t(p.mid_act)) && a(p.mid_act_row_bytes);
+  }
+
 #if defined(ORDO_DEVICE_PASS)
   /// The pass's projections of weight row `wrow` for `live` pairs: qmv's window staging, every
   /// warp of the CTA calling it together (the __syncthreads are uniform); `row_live` false: the
   /// warp idles through the windows. Every lane returns the combined values.
   template <class F, class Rows>
   ORDO_DEVICE static void project_device(const std::byte* wrow, bool row_live, int nb, int live, const Rows& rows,
-                                         std::byte* stage_mem, int lane, float (&res)[R]) {
+                                         std::byte* stage_mem, int lane, bool coop, float (&res)[R]) {
     constexpr int wb = int(stage_bytes<F, Policy> / qmv::dot_bytes<F>);
     float acc[R];
+    if constexpr (qmv::int_chunk_cooperative::applies<F, Order>) {
+      // K-quant blocks: qmv's chunk-cooperative arrangement (the same bits; no CTA barrier, and
+      // `coop` is uniform over the CTA, so every warp takes the same branch). A warp whose row is
+      // not live reads a live substitute row and its results are dropped by the caller.
+      if (coop) {
+        using act_block = typename F::activation::block;
+        qmv::int_chunk_cooperative::accumulate_row<F, R>(
+            reinterpret_cast<const typename F::block*>(wrow), nb, live,
+            [&](int j, int b) -> const act_block& { return rows.row(j)[b]; }, lane, acc);
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+          order::warp_lanes v{acc[j]};
+          res[j] = order::combine<Order>(v);
+        }
+        return;
+      }
+    }
 #pragma unroll
     for (int j = 0; j < R; ++j) acc[j] = 0.0f;
     for (int w0 = 0; w0 < nb; w0 += wb) {
@@ -185,7 +214,7 @@ struct kernel {
   template <class F, class A>
   ORDO_DEVICE static void gate_up_unit_device(const problem& p, const unit_list<R>& ul, int u, int c, const std::byte* gate,
                                               std::size_t gate_row_bytes, const std::byte* up, std::size_t up_row_bytes,
-                                              std::byte* stage_mem) {
+                                              std::byte* stage_mem, bool coop) {
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int nb = p.n_embd / F::dot_elems, n_pairs = unit_pair_count(ul, p, u);
     for (int j0 = 0; j0 < n_pairs; j0 += R) {
@@ -196,8 +225,8 @@ struct kernel {
         const bool row_live = r < (c + 1) * chunk;
         const int rr = row_live ? r : c * chunk;
         float g[R], v[R];
-        project_device<F>(gate + std::size_t(rr) * gate_row_bytes, row_live, nb, live, rows, stage_mem, lane, g);
-        project_device<F>(up + std::size_t(rr) * up_row_bytes, row_live, nb, live, rows, stage_mem, lane, v);
+        project_device<F>(gate + std::size_t(rr) * gate_row_bytes, row_live, nb, live, rows, stage_mem, lane, coop, g);
+        project_device<F>(up + std::size_t(rr) * up_row_bytes, row_live, nb, live, rows, stage_mem, lane, coop, v);
         if (row_live && lane == 0)
           for (int j = 0; j < live; ++j) write_mid(p, unit_pair(ul, p, u, j0 + j), r, g[j], v[j]);
       }
@@ -211,16 +240,17 @@ struct kernel {
     std::byte* stage_mem = shared + units_bytes + std::size_t(int(threadIdx.x) / 32) * stage;
     if (threadIdx.x == 0) build_units<Steps, R>(p, ul);
     __syncthreads();
+    const bool coop = coop_aligned(p);
     if constexpr (P == phase::gate_up) {
       const int u = int(blockIdx.x / unsigned(chunks(p))), c = int(blockIdx.x % unsigned(chunks(p)));
       if (u > ul.n_units) return;  // the whole CTA leaves together
       if (u == 0)
         gate_up_unit_device<S, typename S::activation>(p, ul, 0, c, p.shared_gate.data, p.shared_gate.row_bytes,
-                                                       p.shared_up.data, p.shared_up.row_bytes, stage_mem);
+                                                       p.shared_up.data, p.shared_up.row_bytes, stage_mem, coop);
       else {
         const std::size_t e = std::size_t(ul.expert[u - 1]);
         gate_up_unit_device<GU, typename D::activation>(p, ul, u, c, p.gate.data + e * p.gate.expert_bytes, p.gate.row_bytes,
-                                                        p.up.data + e * p.up.expert_bytes, p.up.row_bytes, stage_mem);
+                                                        p.up.data + e * p.up.expert_bytes, p.up.row_bytes, stage_mem, coop);
       }
     } else {
       const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
@@ -239,12 +269,13 @@ struct kernel {
             float res[R];
             if (u == 0) {
               project_device<S>(p.shared_down.data + std::size_t(oo) * p.shared_down.row_bytes, row_live, p.n_ff / S::dot_elems,
-                                live, pass_mid_rows<typename S::activation::block, R>(ul, p, u, j0, live), stage_mem, lane, res);
+                                live, pass_mid_rows<typename S::activation::block, R>(ul, p, u, j0, live), stage_mem, lane, coop,
+                                res);
             } else {
               const std::size_t e = std::size_t(ul.expert[u - 1]);
               project_device<D>(p.down.data + e * p.down.expert_bytes + std::size_t(oo) * p.down.row_bytes, row_live,
                                 p.n_ff / D::dot_elems, live, pass_mid_rows<typename D::activation::block, R>(ul, p, u, j0, live),
-                                stage_mem, lane, res);
+                                stage_mem, lane, coop, res);
             }
             if (row_live && lane == 0)
               for (int j = 0; j < live; ++j) {

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
+#include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #endif
 
 namespace ordo::ops::qmv {
@@ -77,6 +78,11 @@ struct kernel {
 #if defined(ORDO_DEVICE_PASS)
   ORDO_DEVICE static void run_cta(const problem& p, std::byte* shared) {
     constexpr int warps = Policy::warps;
+    if constexpr (int_chunk_cooperative::applies<F, Order>) {
+      // K-quant blocks: the chunk-cooperative arrangement (same bits); the window path below
+      // remains for rows it cannot read with 32-bit loads.
+      if (int_chunk_cooperative::aligned(p)) return int_chunk_cooperative::run_cta<F, R, Order>(p, warps);
+    }
     constexpr int wb = window_blocks<F, Policy>;
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     std::byte* stage = shared + warp * window_stage_bytes<F, Policy>;

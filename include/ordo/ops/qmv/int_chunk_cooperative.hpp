@@ -1,0 +1,134 @@
+/// The warp-cooperative GPU arrangement of qmv's lane-strided order for K-quant formats whose
+/// 256-element dot block splits into 8 exact integer chunks (IQ2_XXS, Q2_K: int_chunk_decoders.hpp).
+///
+/// Why: in ls32, lane l owns blocks l, l + 32, … of a row, so an expert row of 16 (gate/up) or 8
+/// (down) blocks leaves 16–24 lanes idle while each busy lane decodes 256 elements and dots them
+/// against every activation row byte by byte. The Order fixes only the float sequence of each
+/// lane's partial sum — `acc = acc + dot_scale(block, x.d, int_sum)` over its blocks ascending —
+/// and int_sum is an exact integer, so who computes it is free (DESIGN §5). Here, per window of 32
+/// blocks, lane l decodes chunk l % 8 of blocks l / 8 + 4t (t = 0..7) once, dots it against all R
+/// activation rows (dp4a), the 8 chunk lanes of a block sum their parts with xor shuffles (exact),
+/// and the block's owner lane (lane = block mod 32, as ls32 says) takes the total and runs the
+/// one-row float statement. Same float operations in the same sequence as accumulate_window, so the
+/// bits of the CPU executor at every tier (E1, E2); the combine is order::combine as in kernel.hpp.
+///
+/// One weight row per warp, as the generic kernel; weights are read straight from global memory
+/// (no shared-memory window). Preconditions (checked by the caller, uniform per launch): weight rows
+/// and activation rows 4-byte aligned.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "ordo/gpu/intrinsics.hpp"
+#include "ordo/gpu/portability.hpp"
+#include "ordo/ops/qmv/int_chunk_decoders.hpp"
+#include "ordo/ops/qmv/problem.hpp"
+#include "ordo/order/combine.hpp"
+#include "ordo/order/orders.hpp"
+
+namespace ordo::ops::qmv::int_chunk_cooperative {
+
+/// Whether the arrangement runs format F in order Order.
+template <class F, class Order>
+inline constexpr bool applies = [] {
+  if constexpr (has_int_chunk_decoder<F> && std::is_same_v<Order, order::lane_strided>)
+    return F::dot_elems == 256 && F::int_chunks == 8;
+  else
+    return false;
+}();
+
+/// Whether it can run p (alignment of the rows it reads with 32-bit loads).
+ORDO_HD inline bool aligned(const problem& p) {
+  return (reinterpret_cast<std::uintptr_t>(p.weights) & 3) == 0 && (p.weight_row_bytes & 3) == 0 &&
+         (reinterpret_cast<std::uintptr_t>(p.acts) & 3) == 0 && (p.act_row_bytes & 3) == 0;
+}
+
+#if defined(ORDO_DEVICE_PASS)
+ORDO_DEVICE ORDO_FORCEINLINE std::int32_t xor_sum(std::int32_t v, int o) { return v + gpu::shfl_xor_i32(v, o); }
+ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums xor_sum(quant::scaled_min_sums v, int o) {
+  return {v.sumi + gpu::shfl_xor_i32(v.sumi, o), v.summ + gpu::shfl_xor_i32(v.summ, o)};
+}
+ORDO_DEVICE ORDO_FORCEINLINE std::int32_t from_lane(std::int32_t v, int src) { return gpu::shfl_i32(v, src); }
+ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_sums v, int src) {
+  return {gpu::shfl_i32(v.sumi, src), gpu::shfl_i32(v.summ, src)};
+}
+
+/// One weight row (`wrow`, nb dot blocks) against `live` activation rows: each lane's ls32 partial
+/// sums in acc (before the combine). `act(i, b)` is activation row i's dot block b (qmv: strided
+/// rows; moe: a pass's gathered rows). Every lane of the warp calls it together.
+template <class F, int R, class Act>
+ORDO_DEVICE ORDO_FORCEINLINE void accumulate_row(const typename F::block* wrow, int nb, int live, const Act& act, int lane,
+                                                 float (&acc)[R]) {
+  using dec = int_chunk_decoder<F>;
+  using sum_t = typename dec::int_sum;
+  const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+  for (int w0 = 0; w0 < nb; w0 += 32) {
+    const int wb = nb - w0 < 32 ? nb - w0 : 32;
+    sum_t mine[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) mine[i] = sum_t{};
+#pragma unroll
+    for (int t = 0; t < 8; ++t) {
+      if (4 * t >= wb) break;  // uniform: the window has no block at this step
+      const int j = group + 4 * t;
+      sum_t s[R];
+#pragma unroll
+      for (int i = 0; i < R; ++i) s[i] = sum_t{};
+      if (j < wb) {
+        const auto& blk = wrow[w0 + j];
+        std::uint32_t words[8];
+        dec::decode(blk, chunk, words);
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (i < live) s[i] = dec::dot(blk, chunk, words, act(i, w0 + j));
+      }
+      // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
+      // block 4t + q's owner, lane 4t + q, takes it from group q.
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        s[i] = xor_sum(xor_sum(xor_sum(s[i], 1), 2), 4);
+        const sum_t v = from_lane(s[i], 8 * (lane % 4));
+        if (lane / 4 == t) mine[i] = v;
+      }
+    }
+    if (lane < wb) {
+      const auto& blk = wrow[w0 + lane];
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (i < live) acc[i] = acc[i] + F::dot_scale(blk, act(i, w0 + lane).d, mine[i]);
+    }
+  }
+}
+
+/// qmv: the rows of the CTA's warps, one weight row per warp at a time, grid-strided as kernel.hpp.
+template <class F, int R, class Order>
+ORDO_DEVICE void run_cta(const problem& p, int warps) {
+  using act_block = typename F::activation::block;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int nb = p.k / F::dot_elems;
+  auto act = [&](int i, int b) -> const act_block& {
+    return reinterpret_cast<const act_block*>(p.acts + std::size_t(i) * p.act_row_bytes)[b];
+  };
+  // The loops are uniform per warp (a warp past the last row leaves); no CTA barrier is used.
+  for (int base = int(blockIdx.x) * warps; base < p.n_out; base += int(gridDim.x) * warps) {
+    const int row = base + warp;
+    if (row >= p.n_out) break;
+    float acc[R];
+    accumulate_row<F, R>(reinterpret_cast<const typename F::block*>(p.weights + std::size_t(row) * p.weight_row_bytes), nb,
+                         p.rows, act, lane, acc);
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      if (i < p.rows) {
+        order::warp_lanes v{acc[i]};
+        const float sum = order::combine<Order>(v);
+        if (lane == 0) p.out[std::size_t(i) * p.out_stride + row] = sum;
+      }
+    }
+  }
+}
+#endif
+
+}  // namespace ordo::ops::qmv::int_chunk_cooperative

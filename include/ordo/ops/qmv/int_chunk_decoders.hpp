@@ -1,0 +1,87 @@
+/// Packed decoders of one 32-element integer chunk of a 256-element K-quant block (IQ2_XXS, Q2_K),
+/// for the warp-cooperative qmv arrangement (int_chunk_cooperative.hpp). `decode` turns chunk c of
+/// a weight block into 8 words of 4 signed int8 values (element order); `dot` is the chunk's exact
+/// integer part against a q8_k activation block from those words, with dot4_i8 (dp4a / sdot4 on a
+/// device). Both give exactly the format's own `dot_int_chunk(w, x, c)` (the portable byte loops of
+/// quant/<format>.hpp): tests/unit/ops/qmv/int_chunk_decoders_test.cpp checks every chunk of random
+/// blocks on the host. Reads the activation's codes as aligned 32-bit words: the caller checks that
+/// the activation rows are 4-byte aligned.
+#pragma once
+#include <cstdint>
+
+#include "ordo/gpu/intrinsics.hpp"
+#include "ordo/gpu/portability.hpp"
+#include "ordo/quant/int_dot.hpp"
+#include "ordo/quant/iq2_xxs.hpp"
+#include "ordo/quant/q2_k.hpp"
+#include "ordo/quant/q8_k.hpp"
+
+namespace ordo::ops::qmv {
+
+template <class F>
+struct int_chunk_decoder {};  // specialized for each format the cooperative kernel runs
+
+namespace detail {
+/// Σ over words [w0, w0 + n) of dot4_i8(w[k], x[k]).
+template <int n>
+ORDO_HD ORDO_FORCEINLINE std::int32_t dot_words(const std::uint32_t* w, const std::int8_t* x) {
+  const auto* xw = reinterpret_cast<const std::int32_t*>(x);
+  std::int32_t s = 0;
+#pragma unroll
+  for (int k = 0; k < n; ++k) s = gpu::dot4_i8(std::int32_t(w[k]), xw[k], s);
+  return s;
+}
+/// 0xff in byte k of the result where bit k (k < 4) of `bits` is set.
+ORDO_HD ORDO_FORCEINLINE constexpr std::uint32_t byte_mask(std::uint32_t bits) {
+  return ((((bits & 15u) * 0x00204081u) & 0x01010101u) * 0xffu);
+}
+}  // namespace detail
+
+template <>
+struct int_chunk_decoder<quant::iq2_xxs> {
+  using F = quant::iq2_xxs;
+  using int_sum = F::int_sum;
+  /// Chunk ib: four grid rows of 8 unsigned values (8, 25 or 43: never 0, so the per-byte negation
+  /// ~v + 1 below carries into no neighbour), each byte negated where its sign bit is set.
+  ORDO_HD ORDO_FORCEINLINE static void decode(const F::block& b, int ib, std::uint32_t (&w)[8]) {
+    const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      const std::uint64_t g = quant::iq2xxs_grid_at(int((a0 >> (8 * l)) & 0xffu));
+      const std::uint32_t signs = quant::iq2_signs((a1 >> (7 * l)) & 127u);
+      const std::uint32_t m0 = detail::byte_mask(signs), m1 = detail::byte_mask(signs >> 4);
+      w[2 * l] = (std::uint32_t(g) ^ m0) + (m0 & 0x01010101u);
+      w[2 * l + 1] = (std::uint32_t(g >> 32) ^ m1) + (m1 & 0x01010101u);
+    }
+  }
+  ORDO_HD ORDO_FORCEINLINE static int_sum dot(const F::block& b, int ib, const std::uint32_t (&w)[8],
+                                              const quant::q8_k::block& x) {
+    return (2 * F::scale(b, ib) + 1) * detail::dot_words<8>(w, x.qs + 32 * ib);
+  }
+};
+
+template <>
+struct int_chunk_decoder<quant::q2_k> {
+  using F = quant::q2_k;
+  using int_sum = F::int_sum;
+  /// Chunk c: the 2-bit codes at shift 2·(c % 4) of the 32 code bytes of half c / 4.
+  ORDO_HD ORDO_FORCEINLINE static void decode(const F::block& b, int c, std::uint32_t (&w)[8]) {
+    const auto* q = reinterpret_cast<const std::uint32_t*>(b.qs + 32 * (c / 4));
+    const int shift = 2 * (c % 4);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) w[k] = (q[k] >> shift) & 0x03030303u;
+  }
+  ORDO_HD ORDO_FORCEINLINE static int_sum dot(const F::block& b, int c, const std::uint32_t (&w)[8],
+                                              const quant::q8_k::block& x) {
+    const int j0 = 2 * c, j1 = 2 * c + 1;
+    const std::int32_t d0 = detail::dot_words<4>(w, x.qs + 16 * j0), d1 = detail::dot_words<4>(w + 4, x.qs + 16 * j1);
+    return {(b.scales[j0] & 0x0f) * d0 + (b.scales[j1] & 0x0f) * d1,
+            (b.scales[j0] >> 4) * std::int32_t{x.bsums[j0]} + (b.scales[j1] >> 4) * std::int32_t{x.bsums[j1]}};
+  }
+};
+
+/// Whether the cooperative arrangement has a decoder for F.
+template <class F>
+inline constexpr bool has_int_chunk_decoder = requires { int_chunk_decoder<F>::decode; };
+
+}  // namespace ordo::ops::qmv

@@ -25,6 +25,7 @@
 #include "ordo/ref/forward.hpp"
 #include "ordo/runtime/mtp_block.hpp"
 #include "ordo/runtime/session.hpp"
+#include "reference_inputs.hpp"
 #include "synth_files.hpp"
 
 namespace ordo::runtime {
@@ -32,21 +33,8 @@ namespace {
 
 constexpr double e_q = 0.012858;
 
-std::vector<int32_t> tokens(std::size_t n, uint32_t vocab, uint64_t seed) {
-  std::vector<int32_t> t(n);
-  for (auto& v : t) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<int32_t>((seed >> 33) % vocab);
-  }
-  return t;
-}
-
-ref::hc_state to_ref(const float* h, uint32_t streams, uint32_t d) {
-  ref::hc_state s(streams, d);
-  for (uint32_t a = 0; a < streams; ++a)
-    for (uint32_t j = 0; j < d; ++j) s(a, j) = h[a * d + j];
-  return s;
-}
+using test::to_ref;
+using test::tokens;
 
 mtp_options options_for(const session& s, const session_options& o) {
   return mtp_options{o.ctx, o.max_tier, o.order, o.alloc, [&s](uint32_t n) { return s.tier_for_chunk(n); }};

@@ -154,7 +154,9 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const uint32_t ratio = bp.ratio;
   const auto vec = [&](ds4_role r) { return b.vectors->at(r); };
   const ops::rope::angles angles = layer_angles(h, ratio);
-  for (int i = 0; i < n; ++i) angles.fill(double(f0 + i), sc.cos_sin.data() + std::size_t(i) * n_rot);
+  if (rows.position_offset != 0 && ratio != 0)
+    throw std::invalid_argument("layer_step: a position offset on a compressed layer (its windows follow the frontier)");
+  for (int i = 0; i < n; ++i) angles.fill(double(f0 + i + rows.position_offset), sc.cos_sin.data() + std::size_t(i) * n_rot);
 
   const f32_rows x = f32_of(ws, stage::x), qr = f32_of(ws, stage::qr), q = f32_of(ws, stage::q), kv = f32_of(ws, stage::kv);
   const byte_rows x_q8 = bytes_of(ws, stage::x_q8), qr_q8 = bytes_of(ws, stage::qr_q8);

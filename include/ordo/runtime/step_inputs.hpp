@@ -21,6 +21,9 @@ struct step_rows {
   int n = 0;
   int64_t first = 0;
   const int32_t* tokens = nullptr;
+  /// RoPE position of row i is first + i + position_offset. 0 on the main layers; 1 on the MTP
+  /// ring, whose row r holds position r + 1 (D1: position 0 has no MTP row, no h_{-1}).
+  int64_t position_offset = 0;
 };
 
 /// A block's vector tensors as f32, by role (empty for the roles that are matrices or absent).

@@ -87,6 +87,9 @@ int run_chat(int argc, char** argv) {
   app::add_sampling_flags(cli, opt.sampler);
   app::add_stop_flag(cli, opt.stop);
   app::add_backend_flag(cli, backend);
+  std::filesystem::path mtp_model;
+  app::spec_flags spec;
+  app::add_spec_flags(cli, opt.spec, spec, &mtp_model);
   cli.add_option("--dump-tokens", dump_tokens,
                  "when the chat ends, write the conversation's tokens here (antirez/ds4's --dump-tokens format)");
   cli.footer(std::string("\nInteractive ") + repl_help);
@@ -95,12 +98,14 @@ int run_chat(int argc, char** argv) {
   if (!mode) throw app::usage_error("--think '" + think + "' is not a reasoning effort name");
   opt.think = *mode;
   app::check_backend_flag(backend);
+  app::finish_spec_flags(opt.spec, spec);
   app::unescape_stops(opt.stop);
   app::check_output_path("--dump-tokens", dump_tokens);
 
   const auto note = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stderr); };
   eval::backend_options bo;
   bo.model = model.empty() ? generate::ensure_default_model(note) : model;
+  bo.mtp_model = model.empty() ? generate::default_mtp_model_path() : mtp_model;
   const eval::backend_choice choice = eval::choose_backend(backend);
   const std::string loading = "loading model " + bo.model.string();
   app::status_line status;
@@ -147,6 +152,7 @@ int run_chat(int argc, char** argv) {
     if (wrote && !ends_in_newline) std::fputc('\n', stdout);
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", generate::format_turn_stats(*st, session.options()).c_str());
+    if (st->spec) std::fprintf(stderr, "%s", runtime::format_spec_stats(*st->spec).c_str());
     const int sig = app::repl_signals::pending();
     if (sig == SIGTERM) return sig;
     if (st->stop == generate::stop_reason::interrupted) app::repl_signals::clear();  // back to the prompt

@@ -40,10 +40,14 @@ int run_eval(int argc, char** argv) {
   o_file->excludes(o_text);
   app.add_option("--gen", gen, "greedy-generate N more tokens (their logits are dumped too)")->check(ordo::app::integer_at_least(0));
   app.add_option("--dump-logits", out, "write ORDL logits here");
+  ordo::generate::speculation spec;
+  ordo::app::spec_flags spec_f;
+  ordo::app::add_spec_flags(app, spec, spec_f, nullptr);
   if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
   using ordo::app::usage_error;
   if (!*o_ids && !*o_file && !*o_text) throw usage_error("--prompt-ids, --prompt-ids-file or -p is required");
   ordo::app::check_backend_flag(backend);
+  ordo::app::finish_spec_flags(spec, spec_f);
   const ordo::eval::backend_choice choice = ordo::eval::choose_backend(backend);
   if (sims == "off" && choice.name != "ref") throw usage_error("--ref-sims off: only the ref backend has it");
   ordo::app::check_output_path("--dump-logits", out);  // before the pass, not after it
@@ -68,7 +72,11 @@ int run_eval(int argc, char** argv) {
     if (*o_chunk && !b->chunked_prefill())
       std::fprintf(stderr, "ordo eval: --chunk %zu ignored: the %s backend has no chunked prefill (it feeds the prompt one token at a time)\n",
                    opt.prefill_chunk, std::string(b->name()).c_str());
-    const ordo::eval::ordl d = ordo::app::step("evaluating", [&] { return ordo::eval::evaluate(*b, prompt, gen); });
+    // --gen's tokens are greedy (the sampler at temperature 0).
+    const ordo::generate::token_sampler greedy(ordo::ops::sampling::settings{});
+    ordo::runtime::speculative_decoder* dec = gen > 0 ? ordo::generate::start_speculation(*b, spec, greedy) : nullptr;
+    const ordo::eval::ordl d = ordo::app::step("evaluating", [&] { return ordo::eval::evaluate(*b, prompt, gen, dec); });
+    if (dec) std::fprintf(stderr, "%s", ordo::runtime::format_spec_stats(dec->stats()).c_str());
     std::printf("positions %zu vocab %u backend %s\n", d.tokens.size(), d.n_vocab, std::string(b->name()).c_str());
     if (gen > 0) {
       std::printf("greedy");

@@ -40,6 +40,8 @@ int run_generate(int argc, char** argv) {
   app::add_sampling_flags(cli, opt.sampler);
   app::add_stop_flag(cli, opt.stop);
   app::add_backend_flag(cli, opt.backend);
+  app::spec_flags spec;
+  app::add_spec_flags(cli, opt.spec, spec, &opt.mtp_model);
   cli.add_option("--dump-logits", opt.dump_logits,
                  "write the logits of every forward step (prompt and decode) here, ORDL (ordo eval's format)");
   cli.add_option("--dump-tokens", opt.dump_tokens,
@@ -50,6 +52,7 @@ int run_generate(int argc, char** argv) {
   if (!mode) throw app::usage_error("--think '" + think + "' is not a reasoning effort name");
   opt.think = *mode;
   app::check_backend_flag(opt.backend);
+  app::finish_spec_flags(opt.spec, spec);
   app::unescape_stops(opt.stop);
   app::check_output_path("--dump-logits", opt.dump_logits);
   app::check_output_path("--dump-tokens", opt.dump_tokens);
@@ -83,6 +86,7 @@ int run_generate(int argc, char** argv) {
   const generate::stats st = generate::run(opt, ev);
   status.clear();
   std::fprintf(stderr, "%s%s", wrote_text ? "\n\n" : "\n", generate::format_stats(st).c_str());
+  if (st.spec) std::fprintf(stderr, "%s", runtime::format_spec_stats(*st.spec).c_str());
   return st.stop == generate::stop_reason::interrupted ? 128 + app::interrupt_signal() : 0;
 }
 

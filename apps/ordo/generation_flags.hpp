@@ -5,12 +5,14 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
 #include "eval/backend_selection.hpp"
+#include "generate/generate.hpp"
 #include "ordo/ops/sampling/problem.hpp"
 
 namespace ordo::app {
@@ -57,6 +59,34 @@ inline void add_sampling_flags(CLI::App& cli, ops::sampling::settings& sp) {
                  "drop tokens below min-p times the most likely one's probability, in [0, 1]; 0: off (default 0)")
       ->check(number_in("in [0, 1]", [](float v) { return v >= 0.0f && v <= 1.0f; }));
   cli.add_option("--seed", sp.seed, "sampler seed (default 0); with a token's position it decides every draw");
+}
+
+/// --spec, --spec-width, --spec-margin (generate, chat, eval) and --mtp (the ds4 MTP sidecar).
+/// Width "auto" is 0 (the adaptive width, runtime/speculative.hpp).
+struct spec_flags {
+  std::string width = "auto";
+};
+inline void add_spec_flags(CLI::App& cli, generate::speculation& s, spec_flags& f, std::filesystem::path* mtp_model) {
+  cli.add_option("--spec", s.mode,
+                 "speculative decoding: mtp (the model's MTP block drafts, the target verifies; output byte-identical "
+                 "to off), off, or auto: mtp when the model has an MTP block and the backend speculates (default auto)")
+      ->check(CLI::IsMember({"mtp", "off", "auto"}));
+  cli.add_option("--spec-width", f.width,
+                 "drafts per round, 1..5, or auto: adaptive (backs off to the accepted prefix after a rejection, probes "
+                 "one wider after a full accept; default auto)")
+      ->check([](const std::string& v) {
+        return v == "auto" || (v.size() == 1 && v[0] >= '1' && v[0] <= '5') ? std::string() : std::string("must be 1..5 or auto");
+      });
+  cli.add_option("--spec-margin", s.margin,
+                 "end a draft chain at a draft whose MTP top-2 logit margin is below X (shapes rounds only, never the "
+                 "output; default 0: off)")
+      ->check(number_in(">= 0", [](float v) { return v >= 0.0f && v <= 3.4e38f; }));
+  if (mtp_model)
+    cli.add_option("--mtp", *mtp_model, "antirez/ds4 MTP sidecar GGUF (mtp.0.*) for -m (the default model brings its own)")
+        ->check(CLI::ExistingFile);
+}
+inline void finish_spec_flags(generate::speculation& s, const spec_flags& f) {
+  s.width = f.width == "auto" ? 0 : std::stoi(f.width);
 }
 
 /// `\n`, `\t`, `\\` in a --stop value become a newline, a tab, a backslash (a shell passes them

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ordo/runtime/speculative.hpp"
+
 namespace ordo::eval {
 
 /// Switches that exist only in the reference backend (ds4-model.md §14: the product path always
@@ -48,6 +50,16 @@ class backend {
   /// longer holds a prefix of the conversation). false: not supported, the caller opens a fresh
   /// backend (a GPU backend should support it: reopening would upload the weights again).
   virtual bool restart() { return false; }
+  /// Exact MTP speculative decoding on this sequence (runtime/speculative.hpp), called before
+  /// anything is fed: from then on step() and prefill() feed through the returned decoder (the
+  /// MTP ring follows every position, D2) and its round() commits rows. Null when the backend has
+  /// no speculative path or the model no MTP block (`why` says which).
+  virtual runtime::speculative_decoder* speculate(runtime::token_chooser choose, const runtime::spec_options& o,
+                                                  std::string& why) {
+    (void)choose, (void)o;
+    why = "the " + std::string(name()) + " backend has no speculative decoding";
+    return nullptr;
+  }
 };
 
 /// One backend this build can make: a row of built_backends().

@@ -43,7 +43,7 @@ int32_t argmax(std::span<const float> row) {
   return best;
 }
 
-ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen) {
+ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen, runtime::speculative_decoder* spec) {
   if (prompt.empty()) throw std::invalid_argument("eval: the prompt has no tokens");
   if (n_gen < 0) throw std::invalid_argument("eval: --gen must be >= 0");
   ordl d;
@@ -64,7 +64,20 @@ ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen) {
     throw std::runtime_error(std::string(b.name()) + " backend: prefill returned " + std::to_string(d.logits.size()) +
                              " logits for " + std::to_string(prompt.size()) + " positions of " +
                              std::to_string(d.n_vocab));
-  for (int g = 0; g < n_gen; ++g) feed(argmax(d.row(d.tokens.size() - 1)));
+  std::vector<runtime::committed_row> ahead;  // a round's rows not yet recorded
+  std::size_t next = 0;
+  for (int g = 0; g < n_gen; ++g) {
+    const int32_t t = argmax(d.row(d.tokens.size() - 1));
+    if (!spec) {
+      feed(t);
+      continue;
+    }
+    if (next == ahead.size()) ahead = spec->round(t), next = 0;
+    if (ahead[next].token != t) throw std::logic_error("eval: speculation committed another token than greedy");
+    d.tokens.push_back(t);
+    d.logits.insert(d.logits.end(), ahead[next].logits.begin(), ahead[next].logits.end());
+    ++next;
+  }
   return d;
 }
 

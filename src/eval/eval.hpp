@@ -20,7 +20,9 @@ std::vector<int32_t> parse_token_ids(const std::string& text, const std::string&
 /// Feeds `prompt` (backend::prefill) then `n_gen` greedy tokens (argmax, ties to the lowest id), each fed back.
 /// Returns every position's logits; ORDL row i follows tokens[i]. Throws on an empty prompt or a
 /// token outside the vocabulary.
-ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen);
+/// With `spec` (b.speculate's, greedy chooser): the generated tokens come from speculative rounds
+/// (the same tokens and logits, E3; rows a round commits past n_gen are not recorded).
+ordl evaluate(backend& b, const std::vector<int32_t>& prompt, int n_gen, runtime::speculative_decoder* spec = nullptr);
 
 /// Index of the largest value, the lowest index among equals.
 int32_t argmax(std::span<const float> row);

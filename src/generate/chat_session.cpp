@@ -44,8 +44,14 @@ void chat_session::clear() {
   state_dropped_ = true;  // the next turn starts a fresh state (restart, or a new backend)
 }
 
+void chat_session::open_backend() {
+  spec_ = nullptr;
+  backend_ = open_();
+  spec_ = start_speculation(*backend_, opt_.spec, sampler_);
+}
+
 void chat_session::open() {
-  if (!backend_) backend_ = open_(), consumed_.clear();
+  if (!backend_) open_backend(), consumed_.clear();
 }
 
 void chat_session::set_think(chat::think_mode m) { opt_.think = m; }
@@ -82,9 +88,11 @@ turn_stats chat_session::turn(std::string_view user_text, const turn_events& ev)
                             std::equal(consumed_.begin(), consumed_.end(), transcript_.begin());
 #endif
   if (!holds_prefix) {
-    if (!backend_ || !backend_->restart()) {
+    // A restarted backend would need its speculation restarted too: with speculation on, reopen.
+    if (!backend_ || spec_ || !backend_->restart()) {
+      spec_ = nullptr;
       backend_.reset();  // before opening: never two models in memory
-      backend_ = open_();
+      open_backend();
     }
     consumed_.clear();
     state_dropped_ = false;
@@ -127,8 +135,9 @@ turn_stats chat_session::turn(std::string_view user_text, const turn_events& ev)
   dev.text = ev.text;
   dev.stop_requested = stop_requested;
   const decode_result r = decode(*backend_, *tok_, std::move(logits), sampler_, stops,
-                                 {opt_.max_tokens, opt_.context, transcript_.size()}, dev);
+                                 {opt_.max_tokens, opt_.context, transcript_.size(), spec_}, dev);
   consumed_.insert(consumed_.end(), r.tokens.begin(), r.tokens.begin() + std::ptrdiff_t(r.steps));
+  if (spec_) st.spec = spec_->stats();
   st.generated = r.tokens.size();
   st.decode_steps = r.steps;
   st.decode_seconds = r.decode_seconds;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "chat/think_mode.hpp"
 #include "eval/backend.hpp"
 #include "generate/decode_loop.hpp"
+#include "generate/generate.hpp"
 #include "ordo/ops/sampling/problem.hpp"
 #include "tokenizer/bpe_tokenizer.hpp"
 
@@ -37,6 +39,7 @@ struct chat_options {
   int max_tokens = 256;               // per turn, >= 0 or unlimited_tokens
   ops::sampling::settings sampler{};  // a token's RNG counter is its transcript position
   std::vector<std::string> stop;
+  speculation spec;                   // applied to every backend the session opens
 };
 
 struct turn_stats {
@@ -52,6 +55,7 @@ struct turn_stats {
   std::size_t transcript_tokens = 0;  // after the turn
   stop_reason stop = stop_reason::token_limit;
   std::string stop_string;
+  std::optional<runtime::spec_stats> spec;  // the backend's speculation so far (when on)
 };
 
 struct turn_events {
@@ -94,7 +98,10 @@ class chat_session {
   backend_opener open_;
   chat_options opt_;
   token_sampler sampler_;
+  /// Opens a backend with speculation started per opt_.spec.
+  void open_backend();
   std::unique_ptr<eval::backend> backend_;
+  runtime::speculative_decoder* spec_ = nullptr;
   std::vector<int32_t> transcript_;
   std::size_t head_ = 0;              // transcript_[0, head_): BOS [prefix] [system]
   std::vector<int32_t> consumed_;     // what backend_ has been fed

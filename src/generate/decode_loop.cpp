@@ -1,5 +1,8 @@
 #include "generate/decode_loop.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "tokenizer/stream_decoder.hpp"
 
 namespace ordo::generate {
@@ -20,6 +23,8 @@ decode_result decode(eval::backend& backend, const tokenizer::bpe_tokenizer& tok
     if (req.position + r.tokens.size() >= req.context) return stop_reason::context_full;
     return std::nullopt;
   };
+  std::vector<runtime::committed_row> ahead;  // rows of the last round not yet reached
+  std::size_t next_ahead = 0;
   while (true) {
     if (const auto l = limit()) {
       r.stop = *l;
@@ -48,11 +53,23 @@ decode_result decode(eval::backend& backend, const tokenizer::bpe_tokenizer& tok
       break;
     }
     const auto t_step = clock::now();
-    logits = backend.step(next);
+    if (!req.spec) {
+      logits = backend.step(next);
+    } else if (next_ahead < ahead.size()) {
+      if (ahead[next_ahead].token != next)
+        throw std::logic_error("speculation committed token " + std::to_string(ahead[next_ahead].token) +
+                               " where the sampler chose " + std::to_string(next));
+      logits = std::move(ahead[next_ahead++].logits);
+    } else {
+      ahead = req.spec->round(next);
+      next_ahead = 1;
+      logits = std::move(ahead[0].logits);
+    }
     r.decode_seconds += std::chrono::duration<double>(clock::now() - t_step).count();
     ++r.steps;
     if (ev.logits_row) ev.logits_row(next, logits);
   }
+  if (req.spec && next_ahead < ahead.size()) req.spec->rewind_to(int64_t(req.position + r.steps));
   if (r.stop != stop_reason::stop_string) show(stops.push(decoder.flush()) + stops.flush());
   return r;
 }

@@ -28,6 +28,11 @@ struct decode_request {
   std::uint64_t context = 0;   // positions for everything in the sequence
   std::uint64_t position = 0;  // positions already used (the prompt, earlier turns); the first
                                // generated token takes this position (also the sampler's counter)
+  /// Speculative decoding (backend::speculate; null: off). A token plain decoding would feed
+  /// comes from the last round's committed rows when it is there (the same token and logits by
+  /// construction, E3), else a round starts from it. Rows past where generation stops are
+  /// rewound: the backend then holds what plain decoding fed.
+  runtime::speculative_decoder* spec = nullptr;
 };
 
 struct decode_events {

@@ -123,6 +123,18 @@ std::filesystem::path ensure_default_model(const std::function<void(std::string_
   return files[0].path;
 }
 
+runtime::speculative_decoder* start_speculation(eval::backend& b, const speculation& s, const token_sampler& sampler) {
+  if (s.mode == "off") return nullptr;
+  runtime::spec_options o;
+  o.width = s.width;
+  o.margin = s.margin;
+  std::string why;
+  runtime::speculative_decoder* d =
+      b.speculate([&sampler](std::span<const float> z, uint64_t p) { return sampler.choose(z, p); }, o, why);
+  if (!d && s.mode == "mtp") throw std::runtime_error("--spec mtp: " + why);
+  return d;
+}
+
 stats run(const options& opt, const events& ev) {
   if (opt.max_tokens < unlimited_tokens) throw std::invalid_argument("--tokens must be >= -1");
   if (opt.context == 0) throw std::invalid_argument("--ctx must be >= 1");
@@ -138,6 +150,7 @@ stats run(const options& opt, const events& ev) {
   st.max_tokens = opt.max_tokens;
   eval::backend_options bo;
   bo.model = opt.model.empty() ? ensure_default_model(ev.note) : opt.model;
+  bo.mtp_model = opt.model.empty() ? default_mtp_model_path() : opt.mtp_model;
   const std::string model_name = bo.model.string();
 
   const auto t_load = clock_type::now();
@@ -170,6 +183,7 @@ stats run(const options& opt, const events& ev) {
   progress(phase::loading_model, 1, 1);
   st.load_seconds = seconds_since(t_load);
   if (!choice.note.empty() && ev.note) ev.note(choice.note + "\n");  // once it loaded: errors come first
+  runtime::speculative_decoder* spec = start_speculation(*backend, opt.spec, sampler);
 
   // --dump-logits keeps every forward step's row; --dump-tokens the sequence. Both are written
   // whatever ends the run (an interrupted run dumps what it computed).
@@ -234,7 +248,8 @@ stats run(const options& opt, const events& ev) {
     }
   };
   const decode_result r = decode(*backend, *tok, std::move(logits), sampler, stops,
-                                 {opt.max_tokens, opt.context, st.prompt_tokens}, dev);
+                                 {opt.max_tokens, opt.context, st.prompt_tokens, spec}, dev);
+  if (spec) st.spec = spec->stats();
   sequence.insert(sequence.end(), r.tokens.begin(), r.tokens.end());
   st.generated_tokens = r.tokens.size();
   st.decode_steps = r.steps;

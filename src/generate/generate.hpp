@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,18 @@
 #include "ordo/ops/sampling/problem.hpp"
 
 namespace ordo::generate {
+
+/// --spec mtp|off|auto (auto, the default: mtp when the backend and the model have it),
+/// --spec-width N|auto (0: auto, the adaptive width), --spec-margin X (the margin gate).
+struct speculation {
+  std::string mode = "auto";
+  int width = 0;
+  float margin = 0.0f;
+};
+
+/// Turns speculation on for `b` per `s` (before anything is fed); the decoder or null (off).
+/// Throws std::runtime_error for --spec mtp on a backend or model without it.
+runtime::speculative_decoder* start_speculation(eval::backend& b, const speculation& s, const token_sampler& sampler);
 
 struct options {
   std::filesystem::path model;        // empty: the embedded default model
@@ -36,6 +49,8 @@ struct options {
   std::vector<std::string> stop;      // stop strings: the text ends before the first one found
   std::filesystem::path dump_logits;  // ORDL of every forward step (eval/ordl.hpp); empty: none
   std::filesystem::path dump_tokens;  // the sequence's tokens, ds4's format (token_dump.hpp)
+  std::filesystem::path mtp_model;    // antirez/ds4 MTP sidecar (the default model brings its own)
+  speculation spec;                   // --spec, --spec-width, --spec-margin
 };
 
 /// Timings are wall-clock seconds. Rates are left to report.hpp so that they are computed from
@@ -54,6 +69,7 @@ struct stats {
   int max_tokens = 0;
   stop_reason stop = stop_reason::token_limit;
   std::string stop_string;            // stop == stop_string: which one
+  std::optional<runtime::spec_stats> spec;  // when speculation ran
 };
 
 enum class phase { loading_model, prefill };

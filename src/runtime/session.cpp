@@ -105,7 +105,7 @@ int session::tier_for_chunk(uint32_t chunk) const {
   return t;
 }
 
-std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t chunk) {
+std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t chunk, row_outputs* out) {
   impl& m = *impl_;
   const model::ds4_hparams& h = m.w->hparams();
   if (tokens.empty()) throw std::invalid_argument("session::prefill: no tokens");
@@ -119,6 +119,10 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
   const int tier = tier_for_chunk(chunk);
   const step_plan& plan = m.plan(tier);
   const std::size_t ws_stride = m.ws.stride(stage::hc) / sizeof(float);
+  if (out) {
+    out->hidden.clear();
+    out->logits.clear();
+  }
   for (std::size_t c0 = 0; c0 < tokens.size(); c0 += chunk) {
     const std::size_t len = std::min<std::size_t>(chunk, tokens.size() - c0);
     const int64_t first = position();
@@ -146,6 +150,22 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
         if (m.observer) m.observer(il, first + int64_t(g0), n, m.hc_in.data(), hc, ws_stride, m.ws);
         for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
       }
+    }
+    if (out) out->hidden.insert(out->hidden.end(), m.hc_rows.begin(), m.hc_rows.begin() + std::ptrdiff_t(len * HC));
+    if (out && out->every_logits) {
+      // The head of every row, in groups of the chunk's tier (verify: one group).
+      const block_binding b{&h, &plan.head, &m.w->globals(), &m.head_vectors};
+      const std::size_t lg_stride = m.ws.stride(stage::logits) / sizeof(float);
+      for (std::size_t g0 = 0; g0 < len; g0 += tier) {
+        const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
+        float* hc = m.ws.row_as<float>(stage::hc, 0);
+        for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
+        head_step(plan, m.ex, m.ws, b, n);
+        const float* lg = m.ws.row_as<float>(stage::logits, 0);
+        for (int i = 0; i < n; ++i) out->logits.insert(out->logits.end(), lg + i * lg_stride, lg + i * lg_stride + h.n_vocab);
+      }
+      if (c0 + len == tokens.size()) return std::vector<float>(out->logits.end() - std::ptrdiff_t(h.n_vocab), out->logits.end());
+      continue;
     }
     if (c0 + len == tokens.size()) {
       // The head of the chunk's last row only (a prefill needs the last logits).

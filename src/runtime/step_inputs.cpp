@@ -79,7 +79,6 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   carve.reserve<int32_t>(uint64_t(rows) * gather_stride);
   for (int k = 0; k < 3; ++k) carve.reserve<int32_t>(rows);
   carve.reserve<float>(q_fp4);
-  carve.reserve<float>(h.indexer_dim);
   carve.reserve<int32_t>(rows);
   step_scratch s;
   s.arena = carve.allocate(p.memory);  // zeroed
@@ -94,7 +93,6 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   s.n_visible = carve.take<int32_t>(s.arena, rows);
   s.n_selected = carve.take<int32_t>(s.arena, rows);
   s.q_fp4 = carve.take<float>(s.arena, q_fp4);
-  s.pooled = carve.take<float>(s.arena, h.indexer_dim);
   s.tokens = carve.take<int32_t>(s.arena, rows);
   return s;
 }

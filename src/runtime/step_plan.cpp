@@ -4,17 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "ordo/ops/compressor/entries.hpp"
 #include "ordo/quant/formats.hpp"
-
-#if defined(ORDO_BUILD_GPU)
-// The compressor's provisional GPU launchers, in store_entries() / emit_entries() order (declared
-// in ops/compressor/kernel.hpp for TUs of the GPU compiler only; defined in kernels/compressor.cpp).
-namespace ordo::ops::compressor {
-const std::vector<void (*)(const store_problem&, gpu::stream_t)>& store_launcher_table();
-const std::vector<void (*)(const emit_problem&, gpu::stream_t)>& emit_launcher_table();
-}  // namespace ordo::ops::compressor
-#endif
 
 namespace ordo::runtime {
 
@@ -114,19 +104,6 @@ block_plan plan_block(const block_weights& b, int tier, std::string_view order) 
 
 std::string tier_name(int tier) { return "r" + std::to_string(tier); }
 
-/// Entry `e` of the provisional list `all`, with the GPU launcher of the same index in GPU builds.
-template <class Problem, class Entry, class Launchers>
-provisional_entry<Problem> provisional(const Entry& e, const std::vector<Entry>& all, const Launchers& launchers) {
-  provisional_entry<Problem> p{e.name, e.run, nullptr};
-#if defined(ORDO_BUILD_GPU)
-  p.launch_gpu = launchers().at(static_cast<std::size_t>(&e - all.data()));
-#else
-  (void)all;
-  (void)launchers;
-#endif
-  return p;
-}
-
 // One resolution per family: a port onto the machinery changes only its function.
 void resolve_rmsnorm(family_entries& f, int tier, std::string_view order) {
   f.norm_plain = &registry::find_axes<ops::rmsnorm::op>(tier_name(tier), order, "plain", "f32");
@@ -149,20 +126,14 @@ void resolve_hc(family_entries& f, int tier) {
 void resolve_kv_store(family_entries& f, int tier) {
   f.kv_store = &registry::find_axes<ops::kv_store::op>(tier_name(tier));
 }
-void resolve_compressor(family_entries& f, int tier, std::string_view order) {
-  namespace c = ops::compressor;
-  using c::ratio;
-#if defined(ORDO_BUILD_GPU)
-  const auto store_gpu = []() -> const auto& { return c::store_launcher_table(); };
-  const auto emit_gpu = []() -> const auto& { return c::emit_launcher_table(); };
-#else
-  const auto store_gpu = [] { return 0; };
-  const auto emit_gpu = [] { return 0; };
-#endif
-  f.store_ratio4 = provisional<c::store_problem>(c::find_store(tier, ratio::r4), c::store_entries(), store_gpu);
-  f.store_ratio128 = provisional<c::store_problem>(c::find_store(tier, ratio::r128), c::store_entries(), store_gpu);
-  f.emit_ratio4 = provisional<c::emit_problem>(c::find_emit(ratio::r4, order), c::emit_entries(), emit_gpu);
-  f.emit_ratio128 = provisional<c::emit_problem>(c::find_emit(ratio::r128, order), c::emit_entries(), emit_gpu);
+void resolve_compressor(family_entries& f, int tier, std::string_view order, bool ratio4_layers) {
+  using ops::compressor::store_op;
+  using ops::compressor::emit_op;
+  f.store_ratio4 = &registry::find_axes<store_op>(tier_name(tier), "ratio4");
+  f.store_ratio128 = &registry::find_axes<store_op>(tier_name(tier), "ratio128");
+  f.emit_ratio4 = &registry::find_axes<emit_op>("ratio4", order, "attn");
+  f.emit_ratio128 = &registry::find_axes<emit_op>("ratio128", order, "attn");
+  if (ratio4_layers) f.emit_indexer = &registry::find_axes<emit_op>("ratio4", order, "indexer");
 }
 void resolve_indexer(family_entries& f, int tier) {
   f.indexer = &registry::find_axes<ops::indexer::op>(tier_name(tier), ops::indexer::op::shipped_order::name, "flat");
@@ -185,7 +156,8 @@ step_plan plan_for(const model_weights& w, int tier, std::string_view order) {
   resolve_router(p.families, tier);
   resolve_hc(p.families, tier);
   resolve_kv_store(p.families, tier);
-  resolve_compressor(p.families, tier, order);
+  const bool ratio4_layers = std::any_of(w.layers().begin(), w.layers().end(), [](const block_weights& b) { return b.ratio == 4; });
+  resolve_compressor(p.families, tier, order, ratio4_layers);
   resolve_indexer(p.families, tier);
   resolve_attention(p.families, tier);
   return p;

@@ -5,6 +5,7 @@
 #pragma once
 #include "ordo/meta/type_list.hpp"
 #include "ordo/ops/attention/attention.hpp"
+#include "ordo/ops/compressor/compressor.hpp"
 #include "ordo/ops/hc/hc.hpp"
 #include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ops/kv_store/kv_store.hpp"
@@ -26,6 +27,7 @@ using all_ops = meta::type_list<ops::qmv::op, ops::quantize_rows::op,
                                ops::sampling::op,
                                ops::hc::op,
                                ops::kv_store::op,
+                               ops::compressor::store_op, ops::compressor::emit_op,  // two calls, two problems
                                ops::attention::op,
                                ops::indexer::op,
                                ops::moe::op>;

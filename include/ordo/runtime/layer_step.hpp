@@ -18,12 +18,6 @@
 ///
 /// The activation blocks of a qmv come from the call's own quantizer (qmv_call::quantize) on the
 /// f32 stage it reads; act_f32 (F16/F32 weights) reads the f32 stage directly.
-///
-/// Interim parts (replaced when their families land, each bit-identical by construction to the
-/// family's definition in docs/engine.md):
-///   - the indexer key emission (C12) runs the compressor's own ORDO_HD phases (pool, norm, rope)
-///     and the indexer's Hadamard + FP4 (`emit_indexer_key`) until compressor.emit has its
-///     indexer option; it is CPU-only.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -32,8 +26,6 @@
 
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
-#include "ordo/ops/compressor/body.hpp"
-#include "ordo/ops/indexer/body.hpp"
 #include "ordo/ops/rope/table.hpp"
 #include "ordo/order/combine.hpp"
 #include "ordo/order/orders.hpp"
@@ -111,27 +103,6 @@ void norm(const Executor& ex, const Entry& e, f32_rows x, const float* weight, f
   ex.run(e, ops::rmsnorm::problem{x.data, x.stride, weight, out.data, out.stride, nullptr, 0, n_heads, head_dim, rows, eps});
 }
 
-/// Interim C12 (CPU only): the indexer key of the window ending at p — the compressor's pool,
-/// norm and rope phases lane by lane exactly as its CPU executor runs them, then the indexer's
-/// Hadamard + FP4 round trip in place of the FP8 phase (ds4-model.md §3.4.8; ref attention.hpp).
-template <class Order>
-void emit_indexer_key(const ops::compressor::emit_problem& p, float* key) {
-  using namespace ops::compressor;
-  for (int lane = 0; lane < order::lanes; ++lane) pool_lane<ratio::r4>(p, lane);
-  const ops::rmsnorm::problem nv = norm_view(p);
-  order::host_lanes partial{};
-  for (int lane = 0; lane < order::lanes; ++lane) {
-    float acc[1] = {0.0f};
-    ops::rmsnorm::accumulate_squares<Order, 1>(nv, 0, lane, acc);
-    partial.v[lane] = acc[0];
-  }
-  const float inv = ops::rmsnorm::inverse_rms(order::combine<Order>(partial), p.d, p.eps);
-  for (int lane = 0; lane < order::lanes; ++lane)
-    ops::rmsnorm::write_head<ops::rmsnorm::weighting::weighted>(nv, 0, 0, lane, inv);
-  for (int lane = 0; lane < order::lanes; ++lane) rope_lane(p, lane);
-  ops::indexer::hadamard_fp4_head(p.out, key, p.d);
-}
-
 /// The HC pre of a sublayer (A1–A5 / F1–F5): hc → x (normed by `norm_w`).
 template <class Executor>
 void hc_pre(const Executor& ex, const step_plan& plan, const block_binding& b, workspace& ws, model::ds4_role fn,
@@ -188,8 +159,10 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const uint32_t ratio = bp.ratio;
   const auto vec = [&](ds4_role r) { return b.vectors->at(r); };
   const ops::rope::angles angles = layer_angles(h, ratio);
+  if (rows.position_offset != 0 && ratio != 0)
+    throw std::invalid_argument("layer_step: a position offset on a compressed layer (its windows follow the frontier)");
   ex.sync();  // the previous step's entries read cos_sin and the scratch this step rewrites
-  for (int i = 0; i < n; ++i) angles.fill(double(f0 + i), sc.cos_sin.data() + std::size_t(i) * n_rot);
+  for (int i = 0; i < n; ++i) angles.fill(double(f0 + i + rows.position_offset), sc.cos_sin.data() + std::size_t(i) * n_rot);
 
   const f32_rows x = f32_of(ws, stage::x), qr = f32_of(ws, stage::qr), q = f32_of(ws, stage::q), kv = f32_of(ws, stage::kv);
   const byte_rows x_q8 = bytes_of(ws, stage::x_q8), qr_q8 = bytes_of(ws, stage::qr_q8);
@@ -210,7 +183,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
 
   // Compressor stores (H1–H3, C1–C6) and the indexer queries (C7–C10).
   auto store = [&](compressor_state& cs, ds4_role kv_role, ds4_role gate_role, ds4_role ape_role, stage kv_stage,
-                   stage score_stage, const provisional_entry<ops::compressor::store_problem>& entry) {
+                   stage score_stage, const registry::entry<ops::compressor::store_op>& entry) {
     const f32_rows ckv = f32_of(ws, kv_stage), csc = f32_of(ws, score_stage);
     matmul(ex, bp.at(kv_role), x, x_q8, ckv, n);
     matmul(ex, bp.at(gate_role), x, x_q8, csc, n);
@@ -224,12 +197,12 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const f32_rows iq = f32_of(ws, stage::iq), iw = f32_of(ws, stage::iw);
   if (ratio == 128) {
     store(*st.attn(), ds4_role::attn_compressor_kv, ds4_role::attn_compressor_gate, ds4_role::attn_compressor_ape,
-          stage::cmp_kv, stage::cmp_score, fam.store_ratio128);                                 // H1–H3
+          stage::cmp_kv, stage::cmp_score, *fam.store_ratio128);                               // H1–H3
   } else if (ratio == 4) {
     store(*st.attn(), ds4_role::attn_compressor_kv, ds4_role::attn_compressor_gate, ds4_role::attn_compressor_ape,
-          stage::cmp_kv, stage::cmp_score, fam.store_ratio4);                                   // C1–C3
+          stage::cmp_kv, stage::cmp_score, *fam.store_ratio4);                                 // C1–C3
     store(*st.indexer(), ds4_role::indexer_compressor_kv, ds4_role::indexer_compressor_gate,
-          ds4_role::indexer_compressor_ape, stage::idx_kv, stage::idx_score, fam.store_ratio4);  // C4–C6
+          ds4_role::indexer_compressor_ape, stage::idx_kv, stage::idx_score, *fam.store_ratio4);  // C4–C6
     matmul(ex, bp.at(ds4_role::indexer_attn_q_b), qr, qr_q8, iq, n);                            // C7
     ex.run(*fam.rope_forward, ops::rope::problem{iq.data, iq.stride, sc.cos_sin.data(), std::size_t(n_rot), ih, id, n_rot, n});  // C8
     matmul(ex, bp.at(ds4_role::indexer_proj), x, x_q8, iw, n);                                  // C10 (C9 is the indexer's prepare)
@@ -240,7 +213,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   // ---- 2. per-row phase: emissions, rows ascending --------------------------------------------
   auto emit_problem_at = [&](compressor_state& cs, int64_t p, const float* norm_w, float* out) {
     const compressor_layout& l = cs.layout();
-    ex.sync();  // the previous emission reads emit_cos_sin; host emissions read the rings the stores wrote
+    ex.sync();  // the previous emission reads emit_cos_sin
     angles.fill(double(p + 1 - int64_t(ratio)), sc.emit_cos_sin.data());
     return ops::compressor::emit_problem{cs.kv_base(), cs.score_base(), l.kv.stride / sizeof(float),
                                          int64_t(l.kv.rows), p, norm_w, eps, sc.emit_cos_sin.data(), n_rot, out,
@@ -252,15 +225,11 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
       if ((p + 1) % ratio != 0) continue;
       const int64_t c = (p + 1) / ratio - 1;
       compressor_state& cs = *st.attn();
-      ex.run(ratio == 4 ? fam.emit_ratio4 : fam.emit_ratio128,
+      ex.run(ratio == 4 ? *fam.emit_ratio4 : *fam.emit_ratio128,
              emit_problem_at(cs, p, vec(ds4_role::attn_compressor_norm), cs.out_row(c)));        // H4 / C11
       if (ratio == 4) {
         compressor_state& is = *st.indexer();
-        // C12 (interim, CPU only; see the header comment). The pooled row lands in scratch, the
-        // key after Hadamard + FP4 in the indexer rows.
-        const auto ep = emit_problem_at(is, p, vec(ds4_role::indexer_compressor_norm), sc.pooled.data());
-        if (plan.order != "ls32") throw std::invalid_argument("layer_step: the interim indexer emission runs ls32 only");
-        emit_indexer_key<order::lane_strided>(ep, is.out_row(c));
+        ex.run(*fam.emit_indexer, emit_problem_at(is, p, vec(ds4_role::indexer_compressor_norm), is.out_row(c)));  // C12
       }
     }
   }

@@ -41,6 +41,15 @@ struct session_options {
   executor_kind executor = executor_kind::cpu;
 };
 
+/// What prefill also hands back per row when asked (the speculative verifier, the MTP catch-up
+/// of D2): every row's logits (the head batched at the chunk's tier) and every row's final HC
+/// state, the hidden state the MTP block reads.
+struct row_outputs {
+  bool every_logits = false;
+  std::vector<float> logits;  // [rows][n_vocab] when every_logits (row i: after token i)
+  std::vector<float> hidden;  // [rows][hc_dim]: each row's HC state after the last layer
+};
+
 class session {
  public:
   /// Binds `w` (which must outlive the session). Throws what plan_for throws for a missing spec;
@@ -51,8 +60,13 @@ class session {
 
   /// Consumes `tokens` at the next positions in chunks of `chunk` rows (0: the whole span);
   /// returns the logits [n_vocab] after the last token.
-  std::vector<float> prefill(std::span<const int32_t> tokens, uint32_t chunk);
+  /// With `rows`, also fills it (see row_outputs; its vectors are replaced).
+  std::vector<float> prefill(std::span<const int32_t> tokens, uint32_t chunk, row_outputs* rows = nullptr);
   std::vector<float> decode(int32_t token) { return prefill(std::span<const int32_t>(&token, 1), 1); }
+  /// The speculative verifier (src/runtime/verify.cpp): `tokens` (the next token, then the
+  /// drafts) as ONE chunk at tier tier_for_chunk(k), every weight-carrying stage and the head at
+  /// that tier, so row i has the bits of decoding it alone (E1). Needs k <= max_tier.
+  row_outputs verify(std::span<const int32_t> tokens);
 
   /// Back to position 0 on the bound model: the state cleared; weights (and their upload),
   /// plans and arenas kept.

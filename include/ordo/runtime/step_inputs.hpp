@@ -24,6 +24,9 @@ struct step_rows {
   int n = 0;
   int64_t first = 0;
   const int32_t* tokens = nullptr;
+  /// RoPE position of row i is first + i + position_offset. 0 on the main layers; 1 on the MTP
+  /// ring, whose row r holds position r + 1 (D1: position 0 has no MTP row, no h_{-1}).
+  int64_t position_offset = 0;
 };
 
 /// A block's vector tensors as f32, by role (empty for the roles that are matrices or absent).
@@ -59,7 +62,6 @@ struct step_scratch {
   std::span<int32_t> n_visible;      // [rows]: indexer keys each row sees
   std::span<int32_t> n_selected;     // [rows]
   std::span<float> q_fp4;            // [rows][indexer_heads·indexer_dim]
-  std::span<float> pooled;           // [indexer_dim]: an indexer key before its Hadamard + FP4
   std::span<int32_t> tokens;         // [rows]: the step's token ids (the hash router reads them)
 };
 

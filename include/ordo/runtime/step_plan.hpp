@@ -8,11 +8,10 @@
 /// families have registry tables; `require_complete()` refuses to run a step with any pending.
 ///
 /// `families` holds the entries of the non-matmul calls, resolved once per tier in ONE function
-/// per family (step_plan.cpp, `resolve_<family>`): rmsnorm, rope, router, hc, kv_store, indexer
-/// and attention through registry::find; compressor through its provisional
-/// `entries.hpp` lists until their ports onto the machinery land (only those functions change
-/// then). The routed experts and the shared expert are the moe family's two grouped launches at
-/// the step's tier (`block_plan::moe`, resolved in plan_block from the block's expert formats).
+/// per family (step_plan.cpp, `resolve_<family>`), each through registry::find: rmsnorm, rope,
+/// router, hc, kv_store, compressor, indexer and attention. The routed experts and the shared
+/// expert are the moe family's two grouped launches at the step's tier (`block_plan::moe`,
+/// resolved in plan_block from the block's expert formats).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -23,7 +22,6 @@
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/attention/problem.hpp"
-#include "ordo/ops/compressor/problem.hpp"
 #include "ordo/ops/hc/problem.hpp"
 #include "ordo/ops/indexer/problem.hpp"
 #include "ordo/ops/kv_store/problem.hpp"
@@ -71,16 +69,6 @@ struct block_plan {
   const qmv_call& at(model::ds4_role r) const { return qmv[static_cast<std::size_t>(r)]; }
 };
 
-/// An entry of a family still on its provisional registration, in the shape the executors run
-/// (a name, run_cpu, launch_gpu: null until the family's GPU entry is on the machinery).
-template <class Problem>
-struct provisional_entry {
-  std::string name;
-  void (*run_cpu)(const Problem&) = nullptr;
-  void (*launch_gpu)(const Problem&, gpu::stream_t) = nullptr;
-  explicit operator bool() const { return run_cpu != nullptr; }
-};
-
 /// The non-matmul entries of a step at one tier (docs/engine.md §5 names each call).
 struct family_entries {
   // rmsnorm (A1, A5, A7, A9, A11, F1, F5, head): the f32 epilogue; the activation blocks of the
@@ -100,9 +88,13 @@ struct family_entries {
   const registry::entry<ops::hc::op>* hc_collapse = nullptr;
   // kv_store (A13).
   const registry::entry<ops::kv_store::op>* kv_store = nullptr;
-  // compressor (H3, H4, C3, C11; C12's pooling, norm and rope).
-  provisional_entry<ops::compressor::store_problem> store_ratio4, store_ratio128;
-  provisional_entry<ops::compressor::emit_problem> emit_ratio4, emit_ratio128;
+  // compressor (H3, C3, C6: store; H4, C11: attention rows; C12: indexer rows, resolved only for a
+  // model with ratio-4 layers: the indexer emission exists at ls32 only, docs/decisions.md D15).
+  const registry::entry<ops::compressor::store_op>* store_ratio4 = nullptr;
+  const registry::entry<ops::compressor::store_op>* store_ratio128 = nullptr;
+  const registry::entry<ops::compressor::emit_op>* emit_ratio4 = nullptr;
+  const registry::entry<ops::compressor::emit_op>* emit_ratio128 = nullptr;
+  const registry::entry<ops::compressor::emit_op>* emit_indexer = nullptr;
   // indexer (C9, C13, C14): flat selector (the hierarchical one selects the same rows).
   const registry::entry<ops::indexer::op>* indexer = nullptr;
   // attention (W1, H5, C15): the shipped chunked order, general visibility, whole schedule.

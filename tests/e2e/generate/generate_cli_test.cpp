@@ -314,3 +314,40 @@ TEST(generate_cli, eval_chunk_is_passed_or_stated_as_ignored) {
 }
 
 }  // namespace
+
+namespace {
+
+// --spec (issue 13): the default model has an MTP block, so auto speculates; its text, the
+// sampled text at T = 0.8 and a fixed width are byte-identical to --spec off; the statistics say
+// how rounds went; bad values are usage errors naming the flag.
+TEST(generate_cli, speculation_on_writes_the_bytes_of_speculation_off) {
+  for (const std::vector<std::string>& sampling : {std::vector<std::string>{}, std::vector<std::string>{"--temp", "0.8", "--seed", "7"}}) {
+    std::vector<std::string> base{"-p", "What does ls do?", "-n", "120"};
+    base.insert(base.end(), sampling.begin(), sampling.end());
+    auto with = [&](std::vector<std::string> extra) {
+      std::vector<std::string> a = base;
+      a.insert(a.end(), extra.begin(), extra.end());
+      return generate(a);
+    };
+    const auto off = with({"--spec", "off"}), on = with({}), w2 = with({"--spec", "mtp", "--spec-width", "2", "--spec-margin", "1.5"});
+    ASSERT_EQ(off.status, 0) << off.err;
+    ASSERT_EQ(on.status, 0) << on.err;
+    ASSERT_EQ(w2.status, 0) << w2.err;
+    EXPECT_FALSE(off.out.empty());
+    EXPECT_EQ(on.out, off.out);
+    EXPECT_EQ(w2.out, off.out);
+    EXPECT_EQ(off.err.find("speculation:"), std::string::npos) << off.err;
+    EXPECT_NE(on.err.find("speculation: "), std::string::npos) << on.err;
+    EXPECT_NE(on.err.find("acceptance per depth: d1 "), std::string::npos) << on.err;
+    EXPECT_NE(on.err.find("round cost: "), std::string::npos) << on.err;
+    EXPECT_NE(w2.err.find("rounds per width:"), std::string::npos) << w2.err;
+  }
+  const auto bad = generate({"-p", "hi", "--spec-width", "7"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--spec-width"), std::string::npos) << bad.err;
+  const auto bad2 = generate({"-p", "hi", "--spec", "eagle"});
+  EXPECT_EQ(bad2.status, 2);
+  EXPECT_NE(bad2.err.find("--spec"), std::string::npos) << bad2.err;
+}
+
+}  // namespace

@@ -19,11 +19,22 @@ inline float mixed_float(quant::splitmix64& rng, int exp_range = 8) {
   return std::bit_cast<float>(bits);
 }
 
+inline std::vector<float> mixed_floats(quant::splitmix64& rng, std::size_t n, int exp_range = 8) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = mixed_float(rng, exp_range);
+  return v;
+}
+
+/// 2^-24, the unit roundoff of float32 (half an ulp of 1): the oracles' bounds are in units of it.
+inline constexpr double unit_roundoff = 0x1p-24;
+
 /// Bitwise equality (NaN payloads and signed zeros included).
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), sizeof(T) * a.size()) == 0);
 }
+
+inline bool same_bits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 
 /// A NaN payload no computation produces: marks output a kernel must not write.
 inline constexpr std::uint32_t out_sentinel = 0x7fc0dea1u;

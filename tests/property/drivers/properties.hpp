@@ -5,7 +5,8 @@
 ///                             its row in a random slot among random neighbours)
 ///   P2 host replay            every slot equals the family's host replay (independent code)
 ///   P3 slot permutation       rotating (and repeating) rows across slots moves only the outputs;
-///                             n >= 2 always (not applicable to a tier-1 entry)
+///                             n >= 2 always (not applicable to a tier-1 entry, nor where a slot
+///                             is a position: H::rows_are_positions)
 ///   P4 tails and padding      padded strides everywhere, NaN-poisoned padding and unused rows,
 ///                             sentinel-filled output padding: same bits as tight packing, no
 ///                             sentinel overwritten
@@ -200,19 +201,31 @@ struct drivers {
 
   static int max_rows(const entry& e) { return e.tier ? e.tier : H::untiered_rows; }
 
+  /// A harness may declare `rows_are_positions = true`: slot s of a run is position first + s of
+  /// one sequence, and what a row computes depends on its position (compressor.store's APE row),
+  /// so pool row i is always run at slot i − ids[0] of a run of consecutive pool rows. P1 then
+  /// compares slot s of a full pass with pool row s run alone at its own position, and P3 (rows
+  /// moved across slots) does not apply.
+  static constexpr bool rows_are_positions = [] {
+    if constexpr (requires { H::rows_are_positions; }) return bool(H::rows_are_positions);
+    else return false;
+  }();
+
   static property_result p1(const backend& be, const entry& e, const params& p) {
     if (e.tier == 1 && detail::largest_tier(e) == 1)
       return {"P1", outcome::not_applicable, "tier 1 is the only tier of this spec"};
     return detail::run_property(p, e.name.view(), "P1", [&](int c) {
       if (e.tier == 1) {
-        // tier 1: the row alone must equal the same row at the largest tier, in any slot
+        // tier 1: the row alone must equal the same row at the largest tier, in any slot (a
+        // family whose slots are positions keeps every row at its own slot)
         const entry* big = detail::with_tier(e, detail::largest_tier(e));
         const int slot = detail::uniform(0, big->tier - 1);
         const auto d = H::draw(e, big->tier, c);
         auto ids = detail::iota(big->tier);
-        std::swap(ids[0], ids[std::size_t(slot)]);
+        if (!rows_are_positions) std::swap(ids[0], ids[std::size_t(slot)]);
+        const int alone_row = rows_are_positions ? slot : 0;
         const auto many = H::run(be, *big, d, ids, H::tight_layout());
-        const auto alone = H::run(be, e, d, {0}, H::tight_layout());
+        const auto alone = H::run(be, e, d, {alone_row}, H::tight_layout());
         RC_ASSERT(same_bits(many.rows[std::size_t(slot)], alone.rows[0]));
         return;
       }
@@ -238,6 +251,7 @@ struct drivers {
 
   static property_result p3(const backend& be, const entry& e, const params& p) {
     if (max_rows(e) < 2) return {"P3", outcome::not_applicable, "one slot: nothing to permute"};
+    if (rows_are_positions) return {"P3", outcome::not_applicable, "a slot is a position of the sequence: a row cannot move"};
     return detail::run_property(p, e.name.view(), "P3", [&](int c) {
       const int n = detail::draw_rows(c, max_rows(e), 2);
       const int pool = n + 2;

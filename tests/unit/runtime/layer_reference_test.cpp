@@ -36,6 +36,7 @@
 #include "eval/ref_loader.hpp"
 #include "ordo/ref/forward.hpp"
 #include "ordo/runtime/session.hpp"
+#include "reference_inputs.hpp"
 #include "synth_files.hpp"
 
 namespace ordo::runtime {
@@ -61,21 +62,8 @@ const models& tiny() {
   return m;
 }
 
-std::vector<int32_t> tokens(std::size_t n, uint32_t vocab, uint64_t seed) {
-  std::vector<int32_t> t(n);
-  for (auto& v : t) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<int32_t>((seed >> 33) % vocab);
-  }
-  return t;
-}
-
-ref::hc_state to_ref(const float* h, uint32_t streams, uint32_t d) {
-  ref::hc_state s(streams, d);
-  for (uint32_t a = 0; a < streams; ++a)
-    for (uint32_t j = 0; j < d; ++j) s(a, j) = h[a * d + j];
-  return s;
-}
+using test::to_ref;
+using test::tokens;
 
 /// Whether the engine's discrete choices at this layer step (the top-k routing of the layer's
 /// experts; on ratio-4 layers the indexer's top-k) are the reference's. Where the reference's

@@ -1,71 +1,81 @@
-/// compressor, the op descriptor: name, axes and validity of its two calls. store: tier R × ratio
-/// (element-wise, one rounding per score; no reduction). emit: ratio × Order (one emission per
-/// call, made per row in chronological order by the layer step; the Order is the lane split and
-/// combine of the compressor norm's Σx², run by rmsnorm's phases). The pooling of a column is a
-/// fixed sequential loop over its window entries (lane A rows ascending, then lane B rows
-/// ascending), so a column's bits depend on nothing but the ring.
+/// compressor, the op descriptors the registry and the generic drivers read. The family makes two
+/// calls with different problems, so it has two descriptors (registry::entry<Op> runs one problem
+/// type), listed side by side in all_ops.hpp:
+///   store_op "compressor.store": tier R × ratio. Element-wise (a copy and one rounding per
+///     score); no reduction, so no Order axis.
+///   emit_op "compressor.emit": ratio × Order × emitted rows. One emission per call, made per row
+///     in chronological order by the layer step (no tier: the call has one row). The Order is the
+///     lane split and combine of the compressor norm's Σx², run by rmsnorm's phases; the pooling of
+///     a column is a fixed sequential loop over its window entries (lane A rows ascending, then
+///     lane B rows ascending), so a column's bits depend on nothing but the ring. ls32 is the
+///     shipped order, lb32 exists for P5 non-vacuity. Indexer rows exist on ratio-4 layers only,
+///     at ls32 only: the FP4 step absorbs the norm's order (lb32 gave the ls32 bits on 200 of 200
+///     DS4-sized rows), so a second order there would be a vacuous P5; the phases it shares with
+///     the attention emission are P5-checked there. docs/decisions.md D15 says why the indexer
+///     emission is an option here.
 #pragma once
-#include <cstddef>
 #include <string_view>
-#include <utility>
+#include <type_traits>
 
+#include "ordo/meta/type_list.hpp"
+#include "ordo/ops/compressor/kernel.hpp"
 #include "ordo/ops/compressor/problem.hpp"
 #include "ordo/order/orders.hpp"
+#include "ordo/spec/axis_name.hpp"
 #include "ordo/tier/rows.hpp"
 
 namespace ordo::ops::compressor {
 
-struct op {
-  static constexpr std::string_view name = "compressor";
-  /// Decode (1), verify (2–6), prefill chunks (8, 16): the store's tiers.
+using ratio_axis = meta::type_list<spec::option<ratio::r4>, spec::option<ratio::r128>>;
+
+struct store_op {
+  static constexpr std::string_view name = "compressor.store";
+  using problem = store_problem;
+  /// Decode (1), verify (2–6), prefill chunks (8, 16).
   using tiers = tier::tier_list<1, 2, 3, 4, 5, 6, 7, 8, 16>;
-  static constexpr ratio ratios[] = {ratio::r4, ratio::r128};
 
-  /// Calls fn.template operator()<R, Ra>() for every store spec (tier, then ratio).
-  template <class Fn>
-  static constexpr void for_each_store_spec(Fn&& fn) {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((fn.template operator()<tiers::values[I], ratio::r4>(), fn.template operator()<tiers::values[I], ratio::r128>()),
-       ...);
-    }(std::make_index_sequence<tiers::values.size()>{});
-  }
+  template <class Preset>
+  using axes = meta::type_list<tiers::as_rows<meta::type_list>, ratio_axis>;
 
-  /// Calls fn.template operator()<Ra, Order, E>() for every emit spec (ratio, then order, then
-  /// the rows it writes; ls32 is the shipped order, lb32 exists for P5 non-vacuity; indexer rows
-  /// only on ratio-4 layers, ls32 only: the FP4 step absorbs the norm's order — lb32 gave the ls32
-  /// bits on 200 of 200 DS4-sized rows — so a second order there would be a vacuous P5; the
-  /// phases it shares with the attention emission are P5-checked there). docs/decisions.md D15
-  /// says why the indexer emission is an option here.
-  template <class Fn>
-  static constexpr void for_each_emit_spec(Fn&& fn) {
-    fn.template operator()<ratio::r4, order::lane_strided, emitted::attention>();
-    fn.template operator()<ratio::r4, order::lane_blocked, emitted::attention>();
-    fn.template operator()<ratio::r128, order::lane_strided, emitted::attention>();
-    fn.template operator()<ratio::r128, order::lane_blocked, emitted::attention>();
-    fn.template operator()<ratio::r4, order::lane_strided, emitted::indexer>();
+  template <class Tier, class Ra>
+  static constexpr bool valid = true;
+
+  template <class Preset, class Tier, class Ra>
+  using kernel = store_kernel<Tier::value, Ra::value>;
+
+  struct info {
+    ratio geometry;
+  };
+  template <class Tier, class Ra>
+  static constexpr info describe() {
+    return {Ra::value};
   }
 };
 
-template <int R, ratio Ra>
-constexpr bool valid(const store_problem& p) {
-  if (p.rows < 1 || p.rows > R || p.width < 1 || p.first_position < 0) return false;
-  if (p.ring_rows < p.rows || p.ring_rows % ratio_of(Ra) != 0) return false;
-  return p.kv && p.score && p.ape && p.kv_ring && p.score_ring && p.in_stride >= std::size_t(p.width) &&
-         p.ring_stride >= std::size_t(p.width);
-}
+struct emit_op {
+  static constexpr std::string_view name = "compressor.emit";
+  using problem = emit_problem;
+  using shipped_order = order::lane_strided;
 
-/// The emit spec (Ra, E) takes p: a complete window, a ring that holds windows w − 1 and w, a RoPE
-/// tail that fits; the indexer's Hadamard needs a power-of-two row.
-template <ratio Ra, emitted E = emitted::attention>
-constexpr bool valid(const emit_problem& p) {
-  const int r = ratio_of(Ra);
-  if constexpr (E == emitted::indexer)
-    if (Ra != ratio::r4 || p.d < 1 || (p.d & (p.d - 1)) != 0) return false;
-  if (p.d < 1 || p.n_rot < 0 || p.n_rot % 2 != 0 || p.n_rot > p.d) return false;
-  if (p.position < r - 1 || (p.position + 1) % r != 0) return false;
-  if (p.ring_rows % r != 0 || p.ring_rows < (Ra == ratio::r4 ? 2 * r : r)) return false;
-  return p.kv_ring && p.score_ring && p.norm && p.out && (p.n_rot == 0 || p.cos_sin) &&
-         p.ring_stride >= std::size_t(coff_of(Ra)) * std::size_t(p.d);
-}
+  template <class Preset>
+  using axes = meta::type_list<ratio_axis, meta::type_list<order::lane_strided, order::lane_blocked>,
+                               meta::type_list<spec::option<emitted::attention>, spec::option<emitted::indexer>>>;
+
+  template <class Ra, class Order, class E>
+  static constexpr bool valid =
+      E::value == emitted::attention || (Ra::value == ratio::r4 && std::is_same_v<Order, shipped_order>);
+
+  template <class Preset, class Ra, class Order, class E>
+  using kernel = emit_kernel<Ra::value, Order, E::value>;
+
+  struct info {
+    ratio geometry;
+    emitted rows;
+  };
+  template <class Ra, class Order, class E>
+  static constexpr info describe() {
+    return {Ra::value, E::value};
+  }
+};
 
 }  // namespace ordo::ops::compressor

@@ -20,14 +20,16 @@ namespace ordo::ops::compressor {
 /// The pooling geometry of a compressed layer.
 enum class ratio { r4, r128 };
 
-constexpr std::string_view name_of(ratio r) { return r == ratio::r4 ? "ratio4" : "ratio128"; }
+/// The ratio's name trait (spec/axis_name.hpp finds it by ADL).
+constexpr std::string_view ordo_name(ratio r) { return r == ratio::r4 ? "ratio4" : "ratio128"; }
 
 /// Which compressed rows an emission writes (ds4-model.md §3.4.6): attention rows (FP8 round trip
 /// of the first d − n_rot dims, kv_store's) or, on ratio-4 layers, indexer rows (the indexer's
 /// Hadamard + FP4 round trip of all d dims, §3.4.8). The pooling, norm and RoPE are the same.
 enum class emitted { attention, indexer };
 
-constexpr std::string_view name_of(emitted e) { return e == emitted::attention ? "attn" : "indexer"; }
+/// The emitted rows' name trait.
+constexpr std::string_view ordo_name(emitted e) { return e == emitted::attention ? "attn" : "indexer"; }
 constexpr int ratio_of(ratio r) { return r == ratio::r4 ? 4 : 128; }
 /// W / d: ratio-4 rows carry two projection halves (lane A for the next window, lane B for this one).
 constexpr int coff_of(ratio r) { return r == ratio::r4 ? 2 : 1; }
@@ -65,5 +67,29 @@ struct emit_problem {
   float* out;                   // [d] the compressed row
   int d;                        // 512
 };
+
+/// Whether a store problem fits spec (R, Ra): rows within the tier, a ring of whole windows that
+/// holds a pass without wrapping onto its own rows, strides that hold a row.
+template <int R, ratio Ra>
+constexpr bool fits(const store_problem& p) {
+  if (p.rows < 1 || p.rows > R || p.width < 1 || p.first_position < 0) return false;
+  if (p.ring_rows < p.rows || p.ring_rows % ratio_of(Ra) != 0) return false;
+  return p.kv && p.score && p.ape && p.kv_ring && p.score_ring && p.in_stride >= std::size_t(p.width) &&
+         p.ring_stride >= std::size_t(p.width);
+}
+
+/// Whether an emit problem fits spec (Ra, E): a complete window, a ring that holds windows w − 1
+/// and w, a RoPE tail that fits; the indexer's Hadamard needs a power-of-two row.
+template <ratio Ra, emitted E>
+constexpr bool fits(const emit_problem& p) {
+  const int r = ratio_of(Ra);
+  if constexpr (E == emitted::indexer)
+    if (Ra != ratio::r4 || p.d < 1 || (p.d & (p.d - 1)) != 0) return false;
+  if (p.d < 1 || p.n_rot < 0 || p.n_rot % 2 != 0 || p.n_rot > p.d) return false;
+  if (p.position < r - 1 || (p.position + 1) % r != 0) return false;
+  if (p.ring_rows % r != 0 || p.ring_rows < (Ra == ratio::r4 ? 2 * r : r)) return false;
+  return p.kv_ring && p.score_ring && p.norm && p.out && (p.n_rot == 0 || p.cos_sin) &&
+         p.ring_stride >= std::size_t(coff_of(Ra)) * std::size_t(p.d);
+}
 
 }  // namespace ordo::ops::compressor

@@ -32,6 +32,17 @@ struct ring_view {
   }
 };
 
+/// The kv and score rows a store writes for one position: the kv copied, the score plus the APE
+/// row of the position (one float addition each).
+struct stored_row {
+  std::vector<float> kv, score;
+};
+inline stored_row store(const float* kv, const float* score, const float* ape_row, int width) {
+  stored_row r{std::vector<float>(kv, kv + width), std::vector<float>(score, score + width)};
+  for (int j = 0; j < width; ++j) r.score[std::size_t(j)] += ape_row[j];
+  return r;
+}
+
 /// The emitted row of the window that ends at position p: attention rows end with kv_store's FP8
 /// replay, indexer rows with the indexer's Hadamard + FP4 replay of the whole row.
 inline std::vector<float> emit(ratio geometry, std::string_view order, const ring_view& ring, std::int64_t p, int d,

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/attention/attention.hpp"
 #include "ordo/ref/attention.hpp"
 #include "ordo/ref/config.hpp"

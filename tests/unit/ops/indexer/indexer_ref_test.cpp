@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/indexer/indexer.hpp"
 #include "ordo/ref/attention.hpp"
 #include "ordo/ref/config.hpp"

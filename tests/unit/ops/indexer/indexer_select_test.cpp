@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/indexer/replay.hpp"
 #include "ordo/ops/indexer/select_cpu.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/rmsnorm/rmsnorm.hpp"
 #include "ordo/registry/table.hpp"
 #include "ordo/ref/basic.hpp"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/rope/rope.hpp"
 #include "ordo/ops/rope/table.hpp"
 #include "ordo/ref/rope.hpp"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/router/router.hpp"
 #include "ordo/ref/moe.hpp"
 #include "ordo/registry/table.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "eval/eval.hpp"
-#include "op_test_inputs.hpp"
+#include "data.hpp"  // tests/property/drivers: order-sensitive inputs
 #include "ordo/ops/sampling/sampling.hpp"
 #include "ordo/registry/table.hpp"
 

@@ -154,13 +154,16 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
     if (out) out->hidden.insert(out->hidden.end(), m.hc_rows.begin(), m.hc_rows.begin() + std::ptrdiff_t(len * HC));
     if (out && out->every_logits) {
       // The head of every row, in groups of the chunk's tier (verify: one group).
-      const block_binding b{&h, &plan.head, &m.w->globals(), &m.head_vectors};
+      const block_binding b{&h, &plan.head, &m.kernel_weights->globals(), &m.head_vectors};
       const std::size_t lg_stride = m.ws.stride(stage::logits) / sizeof(float);
       for (std::size_t g0 = 0; g0 < len; g0 += tier) {
         const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
         float* hc = m.ws.row_as<float>(stage::hc, 0);
         for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
-        head_step(plan, m.ex, m.ws, b, n);
+        m.with_executor([&](const auto& ex) {
+          head_step(plan, ex, m.ws, b, n);
+          ex.sync();  // the logits are read next
+        });
         const float* lg = m.ws.row_as<float>(stage::logits, 0);
         for (int i = 0; i < n; ++i) out->logits.insert(out->logits.end(), lg + i * lg_stride, lg + i * lg_stride + h.n_vocab);
       }

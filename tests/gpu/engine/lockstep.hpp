@@ -4,7 +4,8 @@
 // reported where it appeared — layer, positions, row, element, both values — with every
 // workspace stage whose live bytes differ at that step (in dataflow order, so the first one
 // listed is the first op whose output differs) and, for the state, the layer and region of the
-// first differing byte. A test can perturb the GPU side through `gpu_hook` (the mutation check).
+// first differing byte. A test can perturb the GPU side through `gpu_hook` (the mutation check);
+// the second session may run another executor (`deferred`: the mutation check without a device).
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -114,7 +115,8 @@ class lockstep {
   /// Called on the GPU side after each step is compared (mutable HC output rows [n][stride]).
   using gpu_hook = std::function<void(uint32_t layer, int64_t first, int n, float* hc_out, std::size_t stride)>;
 
-  lockstep(const model_weights& w, session_options o) : cpu_(w, with(o, executor_kind::cpu)), gpu_(w, with(o, executor_kind::gpu)) {
+  lockstep(const model_weights& w, session_options o, executor_kind second = executor_kind::gpu)
+      : cpu_(w, with(o, executor_kind::cpu)), gpu_(w, with(o, second)) {
     const std::size_t hc_dim = w.hparams().hc_dim();
     cpu_.observe([this, hc_dim](uint32_t il, int64_t f, int n, const float*, const float* out, std::size_t stride, const workspace& ws) {
       recorded_.push_back(snapshot_step(il, f, n, out, stride, hc_dim, ws));

@@ -15,7 +15,7 @@ copy_gbs = read_gbs = None
 with open(bench_tsv) as f:
     next(f)
     for line in f:
-        fmt, n_out, k, tier, us, graph_us, nbytes, copy_gbs, read_gbs = line.split('\t')
+        fmt, n_out, k, tier, us, graph_us, nbytes, copy_gbs, read_gbs = line.split('\t')[:9]  # later columns: read_us
         ordo[(fmt, int(n_out), int(k), int(tier))] = (float(us), float(graph_us), float(nbytes))
 copy_gbs, read_gbs = float(copy_gbs), float(read_gbs)
 

@@ -1,11 +1,10 @@
 /// The plan of a step (DESIGN §6): `plan_for(weights, tier)` resolves, once, every registry entry
 /// a layer step at that tier calls, and checks that each can run on its weights; a missing spec
-/// fails here, by name, never per token. Written against the registry that exists (qmv and the
-/// activation quantizers): every matmul of every block resolves to `qmv.<format>.r<tier>.<order>`
-/// plus the quantizer of that format's activation. The calls of the other op families (docs/
-/// engine.md lists them: rmsnorm, rope, hc, kv_store, compressor, indexer, attention, router,
-/// moe, sampling) are recorded as `pending` requirements with their family and axes until those
-/// families have registry tables; `require_complete()` refuses to run a step with any pending.
+/// fails here, by name, never per token. Every matmul of every block resolves to
+/// `qmv.<format>.r<tier>.<order>` plus the quantizer of that format's activation. A call whose
+/// family has no registry table in a build would be recorded as a `pending` requirement (family,
+/// axes, site) and `require_complete()` refuses to run a step with any; every family of the step
+/// has its table now, so `pending` stays empty (sampling is the driver's, not the step's).
 ///
 /// `families` holds the entries of the non-matmul calls, resolved once per tier in ONE function
 /// per family (step_plan.cpp, `resolve_<family>`), each through registry::find: rmsnorm, rope,

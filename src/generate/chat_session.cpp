@@ -88,8 +88,11 @@ turn_stats chat_session::turn(std::string_view user_text, const turn_events& ev)
                             std::equal(consumed_.begin(), consumed_.end(), transcript_.begin());
 #endif
   if (!holds_prefix) {
-    // A restarted backend would need its speculation restarted too: with speculation on, reopen.
-    if (!backend_ || spec_ || !backend_->restart()) {
+    // A restart keeps the loaded weights; it drops the old sequence's speculative decoder, so
+    // speculation (when on) starts again on the new sequence. A backend without restart reopens.
+    if (backend_ && backend_->restart()) {
+      spec_ = start_speculation(*backend_, opt_.spec, sampler_);
+    } else {
       spec_ = nullptr;
       backend_.reset();  // before opening: never two models in memory
       open_backend();

@@ -15,8 +15,9 @@ namespace {
 
 using namespace ordo;
 
-template <class F>
-void check_every_chunk(int blocks) {
+/// Chunks of `blocks` random blocks whose packed integer part (decoder Dec) differs from F's own.
+template <class F, class Dec = ops::qmv::int_chunk_decoder<F>>
+int mismatching_chunks(int blocks) {
   quant::splitmix64 rng{0x5eedu + F::ggml_type};
   // Activations with codes over the whole int8 range (−128 included) and consistent bsums.
   std::vector<quant::q8_k::block> x(1);
@@ -33,18 +34,41 @@ void check_every_chunk(int blocks) {
     }
     for (int c = 0; c < F::int_chunks; ++c) {
       std::uint32_t words[8];
-      ops::qmv::int_chunk_decoder<F>::decode(w, c, words);
-      const auto got = ops::qmv::int_chunk_decoder<F>::dot(w, c, words, a);
+      Dec::decode(w, c, words);
+      const auto got = Dec::dot(w, c, words, a);
       const auto want = F::dot_int_chunk(w, a, c);
-      if (std::memcmp(&got, &want, sizeof got) != 0 && ++mismatches <= 5)
-        ADD_FAILURE() << F::name << " block " << n << " chunk " << c << ": the packed decoder's integer part differs";
+      mismatches += std::memcmp(&got, &want, sizeof got) != 0;
     }
   }
-  EXPECT_EQ(mismatches, 0);
+  return mismatches;
 }
 
-TEST(int_chunk_decoders, iq2_xxs_equals_dot_int_chunk) { check_every_chunk<quant::iq2_xxs>(4000); }
-TEST(int_chunk_decoders, q2_k_equals_dot_int_chunk) { check_every_chunk<quant::q2_k>(4000); }
+TEST(int_chunk_decoders, iq2_xxs_equals_dot_int_chunk) { EXPECT_EQ(mismatching_chunks<quant::iq2_xxs>(4000), 0); }
+TEST(int_chunk_decoders, q2_k_equals_dot_int_chunk) { EXPECT_EQ(mismatching_chunks<quant::q2_k>(4000), 0); }
+
+// Kept mutation checks: decoders that are wrong in one detail each, which the comparison above
+// must catch (a comparison that passed them would prove nothing).
+struct iq2_signs_ignored : ops::qmv::int_chunk_decoder<quant::iq2_xxs> {
+  static void decode(const F::block& b, int ib, std::uint32_t (&w)[8]) {
+    const std::uint32_t a0 = F::index_word(b, ib);
+    for (int l = 0; l < 4; ++l) {
+      const std::uint64_t g = quant::iq2xxs_grid_at(int((a0 >> (8 * l)) & 0xffu));
+      w[2 * l] = std::uint32_t(g);
+      w[2 * l + 1] = std::uint32_t(g >> 32);
+    }
+  }
+};
+struct q2_k_shift_off_by_one_chunk : ops::qmv::int_chunk_decoder<quant::q2_k> {
+  static void decode(const F::block& b, int c, std::uint32_t (&w)[8]) {
+    ops::qmv::int_chunk_decoder<quant::q2_k>::decode(b, c ^ 1, w);
+  }
+};
+TEST(int_chunk_decoders, mutant_iq2_signs_ignored_is_caught) {
+  EXPECT_GT((mismatching_chunks<quant::iq2_xxs, iq2_signs_ignored>(200)), 100);
+}
+TEST(int_chunk_decoders, mutant_q2_k_wrong_shift_is_caught) {
+  EXPECT_GT((mismatching_chunks<quant::q2_k, q2_k_shift_off_by_one_chunk>(200)), 100);
+}
 
 TEST(int_chunk_decoders, byte_mask_spreads_four_bits) {
   EXPECT_EQ(ops::qmv::detail::byte_mask(0b0000u), 0x00000000u);

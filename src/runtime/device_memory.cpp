@@ -9,29 +9,52 @@ namespace ordo::runtime::device {
 
 #if defined(ORDO_GPU)
 
+namespace {
+// HIP and CUDA spell the device attributes differently (hipDeviceAttribute* vs cudaDevAttr*),
+// and HIP names its pinned allocation hipHostMalloc/hipHostFree, so these few names are mapped here.
+#if defined(ORDO_GPU_HIP)
+using device_attribute = hipDeviceAttribute_t;
+constexpr device_attribute attr_managed = hipDeviceAttributeManagedMemory;
+constexpr device_attribute attr_concurrent_managed = hipDeviceAttributeConcurrentManagedAccess;
+constexpr device_attribute attr_pageable = hipDeviceAttributePageableMemoryAccess;
+constexpr device_attribute attr_map_host = hipDeviceAttributeCanMapHostMemory;
+constexpr device_attribute attr_unified = hipDeviceAttributeUnifiedAddressing;
+gpu::status_t alloc_pinned(void** p, std::size_t n) { return hipHostMalloc(p, n, hipHostMallocMapped | hipHostMallocPortable); }
+gpu::status_t free_pinned(void* p) { return hipHostFree(p); }
+#else
+using device_attribute = cudaDeviceAttr;
+constexpr device_attribute attr_managed = cudaDevAttrManagedMemory;
+constexpr device_attribute attr_concurrent_managed = cudaDevAttrConcurrentManagedAccess;
+constexpr device_attribute attr_pageable = cudaDevAttrPageableMemoryAccess;
+constexpr device_attribute attr_map_host = cudaDevAttrCanMapHostMemory;
+constexpr device_attribute attr_unified = cudaDevAttrUnifiedAddressing;
+gpu::status_t alloc_pinned(void** p, std::size_t n) { return cudaHostAlloc(p, n, cudaHostAllocMapped | cudaHostAllocPortable); }
+gpu::status_t free_pinned(void* p) { return cudaFreeHost(p); }
+#endif
+}  // namespace
+
 bool present() { return gpu::device_count() > 0; }
 
 std::string describe() {
   const gpu::device_info d = gpu::query_device(0);
   char mem[32];
   std::snprintf(mem, sizeof mem, "%.1f GiB", double(d.global_bytes) / double(1ull << 30));
-  auto attr = [](ORDO_GPU_API(DeviceAttr) a) {
+  auto attr = [](device_attribute a) {
     int v = -1;
     (void)ORDO_GPU_API(DeviceGetAttribute)(&v, a, 0);
     return std::to_string(v);
   };
   return d.name + ", " + mem + ", " + std::to_string(d.multiprocessors) + " multiprocessors; managed " +
-         attr(ORDO_GPU_API(DevAttrManagedMemory)) + ", concurrent managed access " +
-         attr(ORDO_GPU_API(DevAttrConcurrentManagedAccess)) + ", pageable access " +
-         attr(ORDO_GPU_API(DevAttrPageableMemoryAccess)) + ", host-mapped memory " +
-         attr(ORDO_GPU_API(DevAttrCanMapHostMemory)) + ", unified addressing " + attr(ORDO_GPU_API(DevAttrUnifiedAddressing));
+         attr(attr_managed) + ", concurrent managed access " + attr(attr_concurrent_managed) +
+         ", pageable access " + attr(attr_pageable) + ", host-mapped memory " + attr(attr_map_host) +
+         ", unified addressing " + attr(attr_unified);
 }
 
 void* allocate(uint64_t bytes, memory m) {
   void* p = nullptr;
   const std::size_t n = bytes ? bytes : 1;
   const gpu::status_t s = m == memory::managed ? ORDO_GPU_API(MallocManaged)(&p, n, ORDO_GPU_API(MemAttachGlobal))
-                         : m == memory::pinned  ? ORDO_GPU_API(HostAlloc)(&p, n, ORDO_GPU_API(HostAllocMapped) | ORDO_GPU_API(HostAllocPortable))
+                         : m == memory::pinned  ? alloc_pinned(&p, n)
                                                 : ORDO_GPU_API(Malloc)(&p, n);
   const char* what = m == memory::managed ? "managed" : m == memory::pinned ? "pinned host" : "device";
   if (s != gpu::status_ok) {
@@ -44,7 +67,7 @@ void* allocate(uint64_t bytes, memory m) {
     void* d = nullptr;
     if (ORDO_GPU_API(HostGetDevicePointer)(&d, p, 0) != gpu::status_ok || d != p) {
       (void)ORDO_GPU_API(GetLastError)();
-      (void)ORDO_GPU_API(FreeHost)(p);
+      (void)free_pinned(p);
       throw gpu::error("pinned host memory is not mapped at its host address on this device (no unified addressing)");
     }
   }
@@ -53,7 +76,7 @@ void* allocate(uint64_t bytes, memory m) {
 
 void release(void* p, memory m) noexcept {
   if (!p) return;
-  if (m == memory::pinned) (void)ORDO_GPU_API(FreeHost)(p);
+  if (m == memory::pinned) (void)free_pinned(p);
   else (void)ORDO_GPU_API(Free)(p);
 }
 

@@ -1,0 +1,6 @@
+// moe specs of layout q8_0: every tier, order and phase the preset's space has for it (ops/moe/moe.hpp).
+// One TU per layout, like qmv's per format, so the GPU compilers build them in parallel.
+#include "ordo/ops/moe/moe.hpp"
+#include "ordo/registry/instantiate.hpp"
+
+ORDO_INSTANTIATE(moe_q8_0, ops::moe::op, ops::moe::q8_0_layout);

@@ -4,6 +4,8 @@
 // with each step's byte floor and a per-entry-kind breakdown of one decode step per context.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -49,6 +51,9 @@ int run_bench(int argc, char** argv) {
                  "routed experts: q2 (IQ2_XXS gate/up, Q2_K down; 81 GB at full), mxfp4, q4_k, q8_0, f32; "
                  "LAYOUT-N keeps the first N layers (mxfp4-30: 145 GiB of MXFP4 do not fit one H200)")
       ->capture_default_str();
+  std::string dense;
+  app.add_option("--dense", dense, "non-expert matmul type: f32, f16, bf16, q8_0 (default: the preset's; full: q8_0)")
+      ->check(CLI::IsMember({"f32", "f16", "bf16", "q8_0"}));
   app.add_option("--layers", mo.n_layer, "main layers (default: the preset's; LAYOUT-N sets it too)");
   app.add_option("--backend", backend, "auto (gpu when a device is present), gpu or cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
@@ -77,6 +82,7 @@ int run_bench(int argc, char** argv) {
     layout.resize(dash);
   }
   mo.layout = layout;
+  if (!dense.empty()) mo.dense = *ordo::gguf::parse_ggml_type(dense);
   bo.contexts = parse_list<uint32_t>("--ctx", contexts);
   bo.verify_widths = parse_list<int>("--verify-widths", widths);
   for (uint32_t c : bo.contexts)
@@ -94,13 +100,15 @@ int run_bench(int argc, char** argv) {
 
   std::FILE* log = stderr;
   const auto model = ordo::app::step("generating the synthetic model", [&] {
+    // A progress line on a terminal only (a log gets the summary line below).
     uint64_t last = 0;
+    const bool tty = ::isatty(::fileno(log));
     return ordo::bench::synthetic_model::build(
-        mo, [&](std::size_t done, std::size_t count, uint64_t bytes, uint64_t total, const std::string& name) {
-          if (bytes - last < (total >> 5) && done != count) return;
+        mo, [&](std::size_t done, std::size_t count, uint64_t bytes, uint64_t total, const std::string&) {
+          if (!tty || (bytes - last < (total >> 6) && done != count)) return;
           last = bytes;
-          std::fprintf(log, "\rweights: %zu/%zu tensors, %.1f of %.1f GB (%s)%s", done, count, double(bytes) / 1e9,
-                       double(total) / 1e9, name.c_str(), done == count ? "\n" : "");
+          std::fprintf(log, "\rweights: %zu/%zu tensors, %.1f of %.1f GB%s", done, count, double(bytes) / 1e9,
+                       double(total) / 1e9, done == count ? "\n" : "");
           std::fflush(log);
         });
   });

@@ -55,7 +55,7 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
   r.device = m.on_gpu() ? runtime::device::describe() : "cpu executor";
   if (m.on_gpu()) r.copy_gbs = runtime::device::copy_bandwidth_gbs();
   uint32_t ctx = o.prefill_at;
-  for (uint32_t c : o.contexts) ctx = std::max(ctx, c + o.decode_tokens + 1);
+  for (uint32_t c : o.contexts) ctx = std::max(ctx, c + o.decode_tokens + 2);  // warm-up, timed, profiled steps
   ctx = std::max(ctx, o.verify_at + 1 + uint32_t(*std::max_element(o.verify_widths.begin(), o.verify_widths.end())) + 1);
   if (ctx > h.context_length)
     throw std::invalid_argument("ordo bench: context " + std::to_string(ctx) + " exceeds the model's " + std::to_string(h.context_length));
@@ -133,13 +133,17 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
 }
 
 void print_report(const bench_report& r, const synthetic_options& model, std::FILE* out) {
-  std::fprintf(out, "\nordo bench --synthetic: layout %s%s, %s; copy bandwidth %.0f GB/s\n\n", model.layout.c_str(),
-               model.n_layer ? (", " + std::to_string(model.n_layer) + " layers").c_str() : "", r.device.c_str(), r.copy_gbs);
+  const std::string layers = model.n_layer ? ", " + std::to_string(model.n_layer) + " layers" : "";
+  std::fprintf(out, "\nordo bench --synthetic: layout %s%s, %s; copy bandwidth %.0f GB/s\n\n", model.layout.c_str(), layers.c_str(),
+               r.device.c_str(), r.copy_gbs);
   std::fprintf(out, "| step | context | rows | ms / step | tok/s | bytes / step | floor ms | floor / measured |\n");
   std::fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (const bench_line& l : r.lines)
-    std::fprintf(out, "| %s | %u | %u | %.2f | %.1f | %.2f GB | %.2f | %.0f%% |\n", l.what.c_str(), l.context, l.rows, l.ms,
-                 l.tokens_per_s, double(l.bytes) / 1e9, l.floor_ms, l.ms > 0 ? 100.0 * l.floor_ms / l.ms : 0.0);
+  for (const bench_line& l : r.lines) {
+    char floor[64] = "n/a | n/a";  // no copy bandwidth measured (the cpu executor)
+    if (r.copy_gbs > 0) std::snprintf(floor, sizeof floor, "%.2f | %.0f%%", l.floor_ms, l.ms > 0 ? 100.0 * l.floor_ms / l.ms : 0.0);
+    std::fprintf(out, "| %s | %u | %u | %.2f | %.1f | %.2f GB | %s |\n", l.what.c_str(), l.context, l.rows, l.ms, l.tokens_per_s,
+                 double(l.bytes) / 1e9, floor);
+  }
   for (const bench_breakdown& b : r.breakdowns) {
     std::fprintf(out, "\nOne profiled decode step at %u: wall %.2f ms, entries %.2f ms (%.0f%%; the rest is host work, syncs and copies)\n\n",
                  b.context, b.wall_ms, b.entries_ms, b.wall_ms > 0 ? 100.0 * b.entries_ms / b.wall_ms : 0.0);

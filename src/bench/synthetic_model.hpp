@@ -32,7 +32,7 @@ struct synthetic_options {
   std::optional<gguf::ggml_type> dense;  // non-expert matmuls; nullopt: the preset's (full: q8_0)
   uint32_t n_layer = 0;  // 0: the preset's; else the first n_layer layers' kinds (145 GiB MXFP4 needs fewer)
   uint64_t seed = 0;
-  bool mtp = true;
+  bool mtp = false;  // also the MTP block (its sidecar's tensors)
   bool gpu = true;  // weights in device memory (the gpu executor) or host memory (cpu)
   /// Uniform tensors larger than this come from random_blocks, the rest from synth's generator
   /// (tests set 0 to send every uniform tensor through random_blocks).

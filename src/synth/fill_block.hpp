@@ -110,6 +110,21 @@ ORDO_HD inline quant::q8_0::block make_block(quant::q8_0, const fill_params& p, 
   return b;
 }
 
+/// K-quant sub-block scales and mins: sc uniform in [1, max_sc], m = sc + δ with δ uniform in
+/// {-1, 0, 1}, one 16-bit lane of a draw per sub-block (m stays within [0, max_sc + 1]).
+template <int N>
+ORDO_HD void centred_scale_mins(block_draws& r, int max_sc, int (&sc)[N], int (&m)[N]) {
+  static_assert(N % 4 == 0);
+  for (int j = 0; j < N; j += 4) {
+    const uint64_t x = r.next();
+    for (int k = 0; k < 4; ++k) {
+      const int c = below(lane16_of(x, k), max_sc * 3);
+      sc[j + k] = 1 + c % max_sc;
+      m[j + k] = sc[j + k] - 1 + c / max_sc;
+    }
+  }
+}
+
 /// Q2_K: sub-block j has scale sc ∈ [1, 14] and min m = sc + δ, δ ∈ {-1, 0, 1} (both uniform),
 /// with dmin = f16(1.5·d): value = d·(sc·(q − 1.5) − 1.5·δ), zero mean for the uniform code q ∈
 /// [0, 3]. Variance / d² = E[sc²]·E[(q − 1.5)²] + 2.25·E[δ²] = 72.5·1.25 + 1.5 = 92.125.
@@ -122,14 +137,9 @@ ORDO_HD inline quant::q2_k::block make_block(quant::q2_k, const fill_params& p, 
   random_bytes(r, b.scales);
 #else
   b.dmin = numeric::f32_to_f16(1.5f * numeric::f16_to_f32(b.d));
-  for (int j = 0; j < 16; j += 4) {
-    const uint64_t x = r.next();
-    for (int k = 0; k < 4; ++k) {
-      const int c = below(lane16_of(x, k), 14 * 3);
-      const int sc = 1 + c % 14, m = sc - 1 + c / 14;
-      b.scales[j + k] = static_cast<uint8_t>(sc | (m << 4));
-    }
-  }
+  int sc[16], m[16];
+  centred_scale_mins(r, 14, sc, m);
+  for (int j = 0; j < 16; ++j) b.scales[j] = static_cast<uint8_t>(sc[j] | (m[j] << 4));
 #endif
   random_bytes(r, b.qs);
   return b;
@@ -149,14 +159,7 @@ ORDO_HD inline quant::q4_k::block make_block(quant::q4_k, const fill_params& p, 
 #else
   b.dmin = numeric::f32_to_f16(7.5f * numeric::f16_to_f32(b.d));
   int sc[8], m[8];
-  for (int j = 0; j < 8; j += 4) {
-    const uint64_t x = r.next();
-    for (int k = 0; k < 4; ++k) {
-      const int c = below(lane16_of(x, k), 62 * 3);
-      sc[j + k] = 1 + c % 62;
-      m[j + k] = sc[j + k] - 1 + c / 62;
-    }
-  }
+  centred_scale_mins(r, 62, sc, m);
   // The packing quant::q4_k::scale_min reads back.
   for (int j = 0; j < 4; ++j) {
     b.scales[j] = static_cast<uint8_t>(sc[j] | ((sc[j + 4] >> 4) << 6));

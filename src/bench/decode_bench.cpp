@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "ordo/runtime/mtp_block.hpp"
+
 namespace ordo::bench {
 
 namespace {
@@ -28,6 +30,23 @@ void say(std::FILE* log, const std::string& s) {
 }
 
 }  // namespace
+
+double speculation_costs::speedup(std::size_t i, double a) const {
+  const int k = widths.at(i);
+  const double tokens = a >= 1 ? double(k) : (1 - std::pow(a, k)) / (1 - a);
+  const double round_ms = verify_ms.at(i) + (k - 1) * draft_ms;
+  return tokens / round_ms * decode_ms;
+}
+
+double speculation_costs::break_even(std::size_t i) const {
+  if (speedup(i, 1.0) < 1.0) return 1.0;
+  double lo = 0, hi = 1;  // speedup rises with a
+  for (int it = 0; it < 50; ++it) {
+    const double mid = (lo + hi) / 2;
+    (speedup(i, mid) < 1.0 ? lo : hi) = mid;
+  }
+  return hi;
+}
 
 uint64_t step_bytes(const synthetic_model& m, const runtime::sequence_state_layout& state, uint32_t context, uint32_t rows) {
   const model::ds4_hparams& h = m.hparams();
@@ -112,22 +131,48 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
     line("prefill", first, o.chunk, ms / steps, double(o.prefill_tokens) / steps);
   }
 
-  for (int k : o.verify_widths) {
-    s.restart();
-    s.skip_to(o.verify_at);
-    s.decode(tokens[0]);
+  speculation_costs& sc = r.speculation;
+  sc.context = o.verify_at + 1;
+  // Times f() `repeats` times from the same state (each run undone by restore).
+  auto timed_from_here = [&](auto&& f) {
     const runtime::state_snapshot snap = s.state().snapshot();
-    const std::span<const int32_t> span(tokens.data() + 1, std::size_t(k));
-    s.verify(span);  // warm-up: this width's plan
+    f();  // warm-up: this width's plan
     s.state().restore(snap);
     double total = 0;
     for (uint32_t i = 0; i < o.repeats; ++i) {
       const auto t = clock_type::now();
-      s.verify(span);
+      f();
       total += ms_since(t);
       s.state().restore(snap);
     }
-    line("verify", o.verify_at + 1, uint32_t(k), total / o.repeats, k);
+    return total / o.repeats;
+  };
+  if (!o.verify_widths.empty()) {
+    s.restart();
+    s.skip_to(o.verify_at);
+    s.decode(tokens[0]);
+    sc.decode_ms = timed_from_here([&] { s.decode(tokens[1]); });
+    line("decode (verify's context)", sc.context, 1, sc.decode_ms, 1);
+    for (int k : o.verify_widths) {
+      const std::span<const int32_t> span(tokens.data() + 1, std::size_t(k));
+      const double ms = timed_from_here([&] { s.verify(span); });
+      sc.widths.push_back(k);
+      sc.verify_ms.push_back(ms);
+      line("verify", sc.context, uint32_t(k), ms, k);
+    }
+    if (m.host().mtp()) {
+      // One draft step: one MTP row (the token and a target hidden state) and its head.
+      runtime::mtp_block mtp(s);
+      runtime::mtp_outputs out;
+      const std::vector<float> hidden(h.hc_dim(), 0.01f);
+      const int32_t token = tokens[2];
+      mtp.step(*s.state().mtp(), std::span<const int32_t>(&token, 1), hidden.data(), h.hc_dim(), true, out);  // warm-up
+      const auto t = clock_type::now();
+      for (uint32_t i = 0; i < o.repeats; ++i)
+        mtp.step(*s.state().mtp(), std::span<const int32_t>(&token, 1), hidden.data(), h.hc_dim(), true, out);
+      sc.draft_ms = ms_since(t) / o.repeats;
+      say(log, "MTP draft step: " + std::to_string(sc.draft_ms) + " ms");
+    }
   }
   return r;
 }
@@ -143,6 +188,17 @@ void print_report(const bench_report& r, const synthetic_options& model, std::FI
     if (r.copy_gbs > 0) std::snprintf(floor, sizeof floor, "%.2f | %.0f%%", l.floor_ms, l.ms > 0 ? 100.0 * l.floor_ms / l.ms : 0.0);
     std::fprintf(out, "| %s | %u | %u | %.2f | %.1f | %.2f GB | %s |\n", l.what.c_str(), l.context, l.rows, l.ms, l.tokens_per_s,
                  double(l.bytes) / 1e9, floor);
+  }
+  const speculation_costs& sc = r.speculation;
+  if (!sc.widths.empty()) {
+    std::fprintf(out, "\nSpeculation at %u from these costs: plain decode %.2f ms, MTP draft step %s; a round of width k = verify(k) + (k-1) drafts\n\n",
+                 sc.context, sc.decode_ms, sc.draft_ms > 0 ? (std::to_string(sc.draft_ms) + " ms").c_str() : "not measured (no MTP block: --mtp)");
+    std::fprintf(out, "| k | verify ms | round ms | verify / decode | break-even acceptance | speedup a=0.6 | a=0.8 | a=0.9 |\n");
+    std::fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (std::size_t i = 0; i < sc.widths.size(); ++i)
+      std::fprintf(out, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", sc.widths[i], sc.verify_ms[i],
+                   sc.verify_ms[i] + (sc.widths[i] - 1) * sc.draft_ms, sc.verify_ms[i] / sc.decode_ms, sc.break_even(i),
+                   sc.speedup(i, 0.6), sc.speedup(i, 0.8), sc.speedup(i, 0.9));
   }
   for (const bench_breakdown& b : r.breakdowns) {
     std::fprintf(out, "\nOne profiled decode step at %u: wall %.2f ms, entries %.2f ms (%.0f%%; the rest is host work, syncs and copies)\n\n",

@@ -46,11 +46,30 @@ struct bench_breakdown {
   std::vector<runtime::launch_profile::line> lines;
 };
 
+/// Speculation's arithmetic from the measured costs (issue 13): a round of width k verifies the
+/// next token and k − 1 drafts, and drafting them costs k − 1 chained one-row MTP steps. With
+/// each draft accepted independently with probability a, a round commits
+/// E(a, k) = (1 − a^k) / (1 − a) tokens in verify(k) + (k − 1)·draft ms, against one token per
+/// plain decode step. (The MTP catch-up of accepted rows, one batched step per round, is not
+/// counted.)
+struct speculation_costs {
+  uint32_t context = 0;
+  double decode_ms = 0;               // plain decode step at the context
+  double draft_ms = 0;                // one MTP draft step (one row, with its head); 0: no MTP block
+  std::vector<int> widths;
+  std::vector<double> verify_ms;      // per width
+  /// tokens/s of width widths[i] at acceptance a, over plain decoding's.
+  double speedup(std::size_t i, double a) const;
+  /// The acceptance above which width widths[i] beats plain decoding (1: never below 1).
+  double break_even(std::size_t i) const;
+};
+
 struct bench_report {
   std::string device;      // what ran it
   double copy_gbs = 0;     // bandwidth the floors use (0 on the CPU: no floor)
   std::vector<bench_line> lines;
   std::vector<bench_breakdown> breakdowns;
+  speculation_costs speculation;
 };
 
 /// Runs every measurement on one session over `m`. Progress lines go to `log` (may be null).

@@ -7,11 +7,7 @@
 // committed stream cannot see (a wrong draft is only rejected), so that an MTP path giving other
 // bits than the CPU executor's shows up in the second digest.
 #pragma once
-#include <openssl/evp.h>
-
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -20,6 +16,7 @@
 
 #include "generate/token_sampler.hpp"
 #include "ordo/runtime/speculative.hpp"
+#include "sha256.hpp"
 
 namespace ordo::runtime::test {
 
@@ -43,29 +40,6 @@ inline std::vector<int32_t> byte_tokens(const std::string& s) {
   for (unsigned char c : s) t.push_back(c);
   return t;
 }
-
-class sha256 {
- public:
-  sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
-  ~sha256() { EVP_MD_CTX_free(ctx_); }
-  sha256(const sha256&) = delete;
-  sha256& operator=(const sha256&) = delete;
-  void add(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  std::string hex() {
-    std::array<unsigned char, 32> d{};
-    EVP_DigestFinal_ex(ctx_, d.data(), nullptr);
-    std::string s;
-    for (unsigned char c : d) {
-      char b[3];
-      std::snprintf(b, sizeof b, "%02x", c);
-      s += b;
-    }
-    return s;
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
 
 struct spec_completion_options {
   float temperature = 0.0f;  // the sampler's seed is 1234

@@ -37,16 +37,15 @@ class engine_backend final : public backend {
   }
   runtime::speculative_decoder* speculate(runtime::token_chooser choose, const runtime::spec_options& o,
                                           std::string& why) override {
-    if (session_.executor() != runtime::executor_kind::cpu) {
-      why = "speculative decoding runs on the cpu backend only so far (its target is the CPU session's)";
-      return nullptr;
-    }
     if (!weights_.mtp()) {
       why = "the model has no MTP block (a ds4-named model needs its mtp.0.* sidecar: --mtp FILE)";
       return nullptr;
     }
-    if (session_.position() != 0) throw std::logic_error("cpu backend: speculation must start before the first token");
-    target_ = runtime::make_cpu_target(weights_, session_, options_);
+    if (session_.position() != 0)
+      throw std::logic_error(std::string(name()) + " backend: speculation must start before the first token");
+    // The target and its MTP block run on the session's executor (the gpu backend's stream and
+    // upload), the same bits as the cpu backend's (tests/gpu/engine/speculative_gpu_test.cpp).
+    target_ = runtime::make_session_target(session_);
     spec_.emplace(*target_, std::move(choose), o);
     return &*spec_;
   }

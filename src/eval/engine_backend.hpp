@@ -1,7 +1,8 @@
 /// `--backend cpu` and `--backend gpu`: the exact engine (runtime::session) on the CPU or the GPU
 /// executor. `step` feeds one token, `prefill` (last row) runs layer-major chunks; both give the
 /// bits of one token at a time (E3), and the two executors give the same bits (E2 at model
-/// level). `restart()` clears the sequence state and keeps the loaded (and, on the GPU,
+/// level). `speculate` runs exact MTP speculation on either executor (the session's target and
+/// MTP block, speculative.hpp). `restart()` clears the sequence state and keeps the loaded (and, on the GPU,
 /// uploaded) weights.
 #pragma once
 #include <memory>

@@ -1,4 +1,4 @@
-// The MTP block on the CPU executor (include/ordo/runtime/mtp_block.hpp).
+// The MTP block on a session's executor (include/ordo/runtime/mtp_block.hpp).
 #include "ordo/runtime/mtp_block.hpp"
 
 #include <algorithm>
@@ -9,26 +9,31 @@
 
 namespace ordo::runtime {
 
-mtp_block::mtp_block(const model_weights& w, mtp_options o)
-    : w_(&w),
-      o_(std::move(o)),
-      ws_(plan_workspace(w.hparams(), o_.ctx, o_.max_tier, o_.alloc)),
-      scratch_(make_step_scratch(w.hparams(), o_.ctx, o_.max_tier)) {
-  if (!w.mtp()) throw std::invalid_argument("mtp_block: the model has no MTP block (no mtp.0.* sidecar, no nextn block)");
-  if (!o_.tier_for) throw std::invalid_argument("mtp_block: no tier_for");
-  vectors_ = bind_vectors(*w.mtp());
-  globals_ = bind_vectors(w.globals());
-  at(o_.tier_for(o_.max_tier));  // resolve (and fail by spec name) now
+namespace {
+const model_weights& with_mtp(const session& s) {
+  if (!s.weights().mtp()) throw std::invalid_argument("mtp_block: the model has no MTP block (no mtp.0.* sidecar, no nextn block)");
+  return s.weights();
+}
+}  // namespace
+
+mtp_block::mtp_block(const session& s)
+    : s_(&s),
+      vectors_(bind_vectors(*with_mtp(s).mtp(), s.options().alloc.memory)),
+      globals_(bind_vectors(s.weights().globals(), s.options().alloc.memory)),
+      ws_(plan_workspace(s.hparams(), s.options().ctx, s.options().max_tier, s.options().alloc)),
+      scratch_(make_step_scratch(s.hparams(), s.options().ctx, s.options().max_tier, s.options().alloc)) {
+  at(s.tier_for_chunk(s.options().max_tier));  // resolve (and fail by spec name) now
 }
 
 const mtp_block::tier_binding& mtp_block::at(int tier) {
   auto it = tiers_.find(tier);
   if (it == tiers_.end()) {
+    const model_weights& kw = s_->kernel_weights();
     tier_binding b;
-    b.plan = plan_for(*w_, tier, o_.order);
+    b.plan = plan_for(kw, tier, s_->options().order);
     b.plan.require_complete();
-    b.mixer = bind_mtp_mixer(*b.plan.mtp, *w_->mtp(), vectors_, w_->hparams().n_embd);
-    b.head = bind_mtp_head(b.plan, *w_->mtp(), vectors_, globals_);
+    b.mixer = bind_mtp_mixer(*b.plan.mtp, *kw.mtp(), vectors_, kw.hparams().n_embd);
+    b.head = bind_mtp_head(b.plan, *kw.mtp(), vectors_, globals_);
     it = tiers_.emplace(tier, std::move(b)).first;
   }
   return it->second;
@@ -36,39 +41,53 @@ const mtp_block::tier_binding& mtp_block::at(int tier) {
 
 void mtp_block::step(layer_state& ring, std::span<const int32_t> tokens, const float* hidden, std::size_t hidden_stride,
                      bool head_last, mtp_outputs& out) {
-  const model::ds4_hparams& h = w_->hparams();
+  s_->with_executor([&](const auto& ex) { run(ex, ring, tokens, hidden, hidden_stride, head_last, out); });
+}
+
+template <class Executor>
+void mtp_block::run(const Executor& ex, layer_state& ring, std::span<const int32_t> tokens, const float* hidden,
+                    std::size_t hidden_stride, bool head_last, mtp_outputs& out) {
+  const model::ds4_hparams& h = s_->hparams();
+  const model_weights& kw = s_->kernel_weights();
   const std::size_t HC = h.hc_dim(), D = h.n_embd, V = h.n_vocab;
-  const weight_view& embd = w_->globals().need(model::ds4_role::token_embd);
+  const weight_view& embd = s_->weights().globals().need(model::ds4_role::token_embd);  // the mapped file's: a host gather
+  for (int32_t t : tokens)
+    if (t < 0 || uint64_t(t) >= h.n_vocab) throw std::out_of_range("mtp_block: token id " + std::to_string(t));
   out.hidden.resize(tokens.size() * HC);
   out.logits.clear();
-  const uint32_t chunk = std::max<uint32_t>(1, o_.max_tier);
-  for (std::size_t c0 = 0; c0 < tokens.size(); c0 += chunk) {
-    const std::size_t len = std::min<std::size_t>(chunk, tokens.size() - c0);
-    const int tier = o_.tier_for(static_cast<uint32_t>(len));
+  const uint32_t max_tier = std::max<uint32_t>(1, s_->options().max_tier);
+  for (std::size_t c0 = 0; c0 < tokens.size(); c0 += max_tier) {
+    const std::size_t len = std::min<std::size_t>(max_tier, tokens.size() - c0);
+    const int tier = s_->tier_for_chunk(static_cast<uint32_t>(len));
     const tier_binding& tb = at(tier);
     for (std::size_t g0 = 0; g0 < len; g0 += std::size_t(tier)) {
       const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
       const std::size_t i0 = c0 + g0;
+      ex.sync();  // the host rewrites x_sub, hc_next and the token ids that queued entries may still read
       for (int i = 0; i < n; ++i) {
-        const int32_t t = tokens[i0 + i];
-        if (t < 0 || uint64_t(t) >= h.n_vocab) throw std::out_of_range("mtp_block: token id " + std::to_string(t));
-        quant::dequant_row(static_cast<uint32_t>(embd.format), embd.data + uint64_t(t) * embd.row_bytes,
+        quant::dequant_row(static_cast<uint32_t>(embd.format), embd.data + uint64_t(tokens[i0 + i]) * embd.row_bytes,
                            ws_.row_as<float>(stage::x_sub, uint32_t(i)), D);
         std::memcpy(ws_.row_as<float>(stage::hc_next, uint32_t(i)), hidden + (i0 + i) * hidden_stride, HC * sizeof(float));
       }
-      mtp_mix(tb.plan, ex_, ws_, h, tb.mixer, n);
-      const block_binding b{&h, &*tb.plan.mtp, w_->mtp(), &vectors_};
-      layer_step(tb.plan, ex_, ws_, scratch_, ring, b, step_rows{n, ring.frontier(), tokens.data() + i0, 1});
+      // The token ids where every executor's router reads them (the caller's span may be host-only memory).
+      std::copy_n(tokens.data() + i0, n, scratch_.tokens.data());
+      mtp_mix(tb.plan, ex, ws_, h, tb.mixer, n);
+      const block_binding b{&h, &*tb.plan.mtp, kw.mtp(), &vectors_};
+      layer_step(tb.plan, ex, ws_, scratch_, ring, b, step_rows{n, ring.frontier(), scratch_.tokens.data(), 1});
+#ifndef ORDO_MUTANT_NO_MTP_OUTPUT_SYNC
+      ex.sync();  // the host reads the block's output HC rows next
+#endif
       for (int i = 0; i < n; ++i)
         std::memcpy(out.hidden.data() + (i0 + i) * HC, ws_.row_as<float>(stage::hc, uint32_t(i)), HC * sizeof(float));
     }
   }
   if (head_last && !tokens.empty()) {
-    const int tier = o_.tier_for(1);
-    const tier_binding& tb = at(tier);
+    const tier_binding& tb = at(s_->tier_for_chunk(1));
+    ex.sync();  // the host rewrites the head's input row
     std::memcpy(ws_.row_as<float>(stage::hc, 0), out.hidden.data() + (tokens.size() - 1) * HC, HC * sizeof(float));
-    const block_binding b{&h, &tb.head.plan, &w_->globals(), &tb.head.vectors};
-    head_step(tb.plan, ex_, ws_, b, 1);
+    const block_binding b{&h, &tb.head.plan, &kw.globals(), &tb.head.vectors};
+    head_step(tb.plan, ex, ws_, b, 1);
+    ex.sync();  // the logits are read next
     const float* z = ws_.row_as<float>(stage::logits, 0);
     out.logits.assign(z, z + V);
   }

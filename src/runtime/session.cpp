@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <variant>
 
 #include "ordo/quant/dequant_row.hpp"
 #include "ordo/runtime/device_weights.hpp"
@@ -73,12 +74,15 @@ struct session::impl {
     return it->second;
   }
 
-  /// Calls f with the session's executor (one layer_step template, two executors).
+  executor_ref executor_object() const {
+    if (gpu) return &*gpu;
+    if (o.executor == executor_kind::deferred) return &deferred;
+    return &cpu;
+  }
+  /// Calls f with the session's executor (one layer_step template, every executor).
   template <class F>
-  void with_executor(F&& f) {
-    if (gpu) f(*gpu);
-    else if (o.executor == executor_kind::deferred) f(deferred);
-    else f(cpu);
+  void with_executor(F&& f) const {
+    std::visit([&](const auto* ex) { f(*ex); }, executor_object());
   }
 };
 
@@ -121,6 +125,10 @@ void session::skip_to(int64_t position) {
     for (int64_t f = 0; f < position; f += step) impl_->state.layer(il).advance(std::min(step, position - f));
 }
 executor_kind session::executor() const { return impl_->o.executor; }
+const model_weights& session::weights() const { return *impl_->w; }
+const model_weights& session::kernel_weights() const { return *impl_->kernel_weights; }
+const session_options& session::options() const { return impl_->o; }
+session::executor_ref session::executor_object() const { return impl_->executor_object(); }
 
 void session::restart() {
   impl_->with_executor([](const auto& ex) { ex.sync(); });  // nothing of the last step still reads the state

@@ -10,7 +10,8 @@
 ///      `nextn.shared_head_norm`, else `output_norm`) and whose LM head is the model's `output`.
 /// Every weight-carrying stage runs at the step's tier, so a catch-up batch of n rows gives each
 /// row the bits of that row alone (E1). Interim (until a family has them): the embedding gather
-/// and the e + h sum run on the host (one float add per element, the reference's order e + h).
+/// and the e + h sum run on the host (one float add per element, the reference's order e + h),
+/// after a sync (the GPU's products are asynchronous).
 #pragma once
 #include <cstring>
 #include <stdexcept>
@@ -100,6 +101,7 @@ void mtp_mix(const step_plan& plan, const Executor& ex, workspace& ws, const mod
   for (int a = 0; a < HC; ++a)
     matmul(ex, m.h_proj, m.h_proj.weight->data + m.h_col_offset, D, D, flat.data + std::size_t(a) * D, flat.stride, q8,
            hc.data + std::size_t(a) * D, hc.stride, n);
+  ex.sync();  // the host sums the two products next
   for (int i = 0; i < n; ++i)
     for (int a = 0; a < HC; ++a)
       for (int j = 0; j < D; ++j) hc.row(i)[std::size_t(a) * D + j] = e.row(i)[j] + hc.row(i)[std::size_t(a) * D + j];

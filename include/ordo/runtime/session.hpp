@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ordo/runtime/executor.hpp"
@@ -83,6 +84,26 @@ class session {
   /// The tier a chunk of `chunk` rows runs at: the largest compiled tier ≤ min(chunk, max_tier).
   int tier_for_chunk(uint32_t chunk) const;
   executor_kind executor() const;
+
+  /// The mapped file's weights: what host code reads (the embedding gather, the block vectors).
+  const model_weights& weights() const;
+  /// The weights the entries read: the mapped file's on cpu and deferred, the device views of the
+  /// one upload on gpu (device_weights.hpp). Code that plans its own steps for this session (the
+  /// MTP block) plans on these, so nothing is uploaded twice.
+  const model_weights& kernel_weights() const;
+  /// The options as resolved (gpu: host memory became managed): the alloc policy of every arena
+  /// a step of this session reads.
+  const session_options& options() const;
+  /// The session's executor object itself (its GPU stream, its deferred queue), for code that runs
+  /// entries between the session's steps (the MTP block): on one stream and one queue, a step's
+  /// syncs order it against the session's steps as they order the session's own.
+  using executor_ref = std::variant<const cpu_executor*, const deferred_executor*, const gpu_executor*>;
+  executor_ref executor_object() const;
+  /// Calls f with the session's executor (f is a template over the executor, like layer_step).
+  template <class F>
+  void with_executor(F&& f) const {
+    std::visit([&](const auto* ex) { f(*ex); }, executor_object());
+  }
 
   /// Tests: called after each layer step (its work finished) with the HC rows it consumed and produced
   /// ([n][hc_dim] each, `stride` floats apart) and the workspace as the step left it (its

@@ -20,8 +20,8 @@
 /// to the accepted prefix (at least 1); after a full accept of a full-width chain it probes one
 /// wider (full acceptance is censored feedback).
 ///
-/// The driver is executor-agnostic: it talks to a `speculative_target` (the CPU one wraps a
-/// session and its mtp_block: make_cpu_target), never to kernels.
+/// The driver is executor-agnostic: it talks to a `speculative_target` (make_session_target: a
+/// session of any executor — cpu, gpu, deferred — and an mtp_block bound to it), never to kernels.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -57,8 +57,9 @@ class speculative_target {
   virtual void mtp_rewind(int64_t rows) = 0;
 };
 
-/// A target on the CPU engine: `s` and an mtp_block built for it (s must outlive it).
-std::unique_ptr<speculative_target> make_cpu_target(const model_weights& w, session& s, const session_options& o);
+/// A target on the session `s` (which must outlive it; its model needs an MTP block): `s` and an
+/// mtp_block bound to it, both on the session's executor.
+std::unique_ptr<speculative_target> make_session_target(session& s);
 
 /// The token a chooser picks from the logits predicting `position` (the token's own position).
 using token_chooser = std::function<int32_t(std::span<const float> logits, uint64_t position)>;

@@ -2,14 +2,11 @@
 // GPU one (tests/gpu/engine): SHA-256 over the token ids and every logit row of a 200-token
 // greedy (T = 0) completion of a 40-token prompt on a session of either executor.
 #pragma once
-#include <openssl/evp.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "ordo/runtime/session.hpp"
+#include "sha256.hpp"
 
 namespace ordo::runtime::test {
 
@@ -29,26 +26,16 @@ inline std::string completion_digest(const model_weights& w, uint32_t chunk, exe
   o.alloc.memory = memory;
   session s(w, o);
   std::vector<float> z = s.prefill(prompt, chunk);
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  sha256 digest;
   for (int k = 0; k < 200; ++k) {
     int32_t best = 0;
     for (std::size_t i = 1; i < z.size(); ++i)
       if (z[i] > z[best]) best = static_cast<int32_t>(i);
-    EVP_DigestUpdate(ctx, &best, sizeof best);
-    EVP_DigestUpdate(ctx, z.data(), z.size() * sizeof(float));
+    digest.add(&best, sizeof best);
+    digest.add(z.data(), z.size() * sizeof(float));
     z = s.decode(best);
   }
-  std::array<unsigned char, 32> d{};
-  EVP_DigestFinal_ex(ctx, d.data(), nullptr);
-  EVP_MD_CTX_free(ctx);
-  std::string hex;
-  for (unsigned char c : d) {
-    char b[3];
-    std::snprintf(b, sizeof b, "%02x", c);
-    hex += b;
-  }
-  return hex;
+  return digest.hex();
 }
 
 }  // namespace ordo::runtime::test

@@ -36,10 +36,6 @@ constexpr double e_q = 0.012858;
 using test::to_ref;
 using test::tokens;
 
-mtp_options options_for(const session& s, const session_options& o) {
-  return mtp_options{o.ctx, o.max_tier, o.order, o.alloc, [&s](uint32_t n) { return s.tier_for_chunk(n); }};
-}
-
 void agrees_with_reference(model::ds4_naming naming, const char* stem) {
   const auto f = test::write_tiny(naming, stem, gguf::ggml_type::q8_0, gguf::ggml_type::q8_0);
   const model_weights w = model_weights::open(f.main, f.mtp);
@@ -53,7 +49,7 @@ void agrees_with_reference(model::ds4_naming naming, const char* stem) {
   session_options o;
   o.ctx = 256;
   session s(w, o);
-  mtp_block mtp(w, options_for(s, o));
+  mtp_block mtp(s);
   ref::mtp_state rs{ref::make_layer_state(c, 0)};
   const auto seq = tokens(150, h.n_vocab, 23);  // the ring (window 16 + slack) wraps several times
   const double bound = 3.0 * 2 * 4 * e_q;
@@ -101,7 +97,7 @@ TEST(mtp_block, a_catch_up_batch_gives_each_row_the_bits_of_the_row_alone) {
   const std::size_t HC = h.hc_dim();
   const std::span<const int32_t> toks(seq.data() + 1, seq.size() - 1);
   session a(w, o), b(w, o);  // two fresh MTP rings
-  mtp_block ma(w, options_for(a, o)), mb(w, options_for(b, o));
+  mtp_block ma(a), mb(b);
   mtp_outputs batch, last;
   // a: chunks of 5 and 16 rows alternating; b: one row at a time.
   std::size_t i = 0;

@@ -10,11 +10,16 @@
 //  - hash gates: SHA-256 of an 800-token completion (token ids and every logit row) with
 //    speculation on equals the one with it off, at T = 0 and at T = 0.8 with a fixed seed: each
 //    run is its own test and must give the digest recorded below (plain decoding's), so on ==
-//    recorded == off;
-//  - the mutation target runtime_spec_mutant_commit_rejected_row (ORDO_MUTANT_COMMIT_REJECTED_ROW:
-//    the first rejected draft is committed too) must fail the state machine.
+//    recorded == off; with speculation on, the digest of every round's drafts must be the one
+//    recorded from the CPU engine (the MTP block's bits, which the committed stream cannot see);
+//  - the same gates at 100 tokens on a session whose executor is `deferred` (executor.hpp: the
+//    entries run only at sync points, so a host loop of the target or of the MTP block without
+//    its sync reads stale bytes every time): the GPU path's syncs, checked on any machine;
+//  - the mutation targets runtime_spec_mutant_commit_rejected_row (ORDO_MUTANT_COMMIT_REJECTED_ROW:
+//    the first rejected draft is committed too) must fail the state machine, and
+//    runtime_spec_mutant_no_mtp_output_sync (ORDO_MUTANT_NO_MTP_OUTPUT_SYNC: the MTP block reads
+//    its output rows without the sync after its layer step) must fail the deferred gate.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
@@ -26,9 +31,9 @@
 #include <string>
 #include <vector>
 
-#include "generate/token_sampler.hpp"
 #include "live_state.hpp"
 #include "ordo/runtime/speculative.hpp"
+#include "spec_completion.hpp"
 
 namespace ordo::runtime {
 namespace {
@@ -50,12 +55,6 @@ int32_t argmax(std::span<const float> z) {
 
 bool same_bits(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-std::vector<int32_t> bytes_of(const std::string& s) {
-  std::vector<int32_t> t{256};  // BOS
-  for (unsigned char c : s) t.push_back(c);
-  return t;
 }
 
 // ---- the state machine ----------------------------------------------------------------------
@@ -84,8 +83,8 @@ const plain_run& reference() {
     session_options o;
     o.ctx = 256;
     session s(w, o);
-    mtp_block mtp(w, mtp_options{o.ctx, o.max_tier, o.order, o.alloc, [&s](uint32_t n) { return s.tier_for_chunk(n); }});
-    p.tokens = bytes_of("NAME\n  ls - list");
+    mtp_block mtp(s);
+    p.tokens = test::byte_tokens("NAME\n  ls - list");
     p.prompt = int64_t(p.tokens.size());
     p.main_after.push_back(test::fnv1a(test::live_main(s.state())));
     p.mtp_rows.push_back(test::fnv1a(test::live_mtp(s.state())));
@@ -136,7 +135,7 @@ struct sut_t {
   std::vector<int> pattern;
   explicit sut_t(session_options o)
       : s(tiny(), o),
-        target(make_cpu_target(tiny(), s, o)),
+        target(make_session_target(s)),
         dec(*target, [](std::span<const float> z, uint64_t) { return argmax(z); },
             spec_options{5, 5, 3, 0.0f, [this](int64_t P, std::vector<int32_t>& d) { apply_pattern(P, d); }}) {}
   void apply_pattern(int64_t P, std::vector<int32_t>& d) {
@@ -271,90 +270,56 @@ RC_GTEST_PROP(speculative, any_interleaving_commits_the_plain_greedy_rows_and_st
 
 // ---- hash gates --------------------------------------------------------------------------------
 
-// Produced by plain decoding (speculation off) at the commit that added this test (cpu-release,
-// x86-64); speculation on must give the same bytes.
-constexpr const char* recorded_t0 = "6a107907d5032b24d7858a6afcbf44507719f2cbee26eab0c9338bf26ee1f72c";
-constexpr const char* recorded_t08 = "fd8cb6108a9c176665c5fdd42745649671fb32ce5c1f9ca86d679d0d5660a80b";
-constexpr int gate_tokens = 800;
+using test::recorded_spec_t0, test::recorded_spec_t08, test::recorded_spec_t0_drafts, test::recorded_spec_t08_drafts;
+using test::recorded_spec_t0_100, test::recorded_spec_t08_100, test::recorded_spec_t0_100_drafts,
+    test::recorded_spec_t08_100_drafts;
 
-struct completion {
-  std::string digest;
-  std::vector<int32_t> tokens;
-  spec_stats stats;
+struct gate_case {
+  float temperature;
+  bool speculate;
+  int tokens;
+  executor_kind executor;
+  const char* recorded;
+  const char* recorded_drafts;  // speculation on
 };
 
-std::string hex(const std::array<unsigned char, 32>& d) {
-  std::string s;
-  for (unsigned char c : d) {
-    char b[3];
-    std::snprintf(b, sizeof b, "%02x", c);
-    s += b;
-  }
-  return s;
-}
-
-/// An 800-token completion of a man-page prompt (the sampler's counter: the token's position),
-/// digesting every chosen token and the logits it was chosen from.
-completion run_completion(float temperature, bool speculate) {
-  const model_weights& w = tiny();
-  ops::sampling::settings st{};
-  st.temperature = temperature;
-  st.seed = 1234;
-  const generate::token_sampler sampler(st);
-  session_options o;
-  o.ctx = 1024;
-  session s(w, o);
-  auto target = make_cpu_target(w, s, o);
-  speculative_decoder dec(*target, [&](std::span<const float> z, uint64_t p) { return sampler.choose(z, p); }, spec_options{});
-  const auto prompt = bytes_of("NAME\n       grep, egrep, fgrep - print lines that match patterns\n\nDESCRIPTION\n");
-  std::vector<float> z = speculate ? dec.feed(prompt, 0) : s.prefill(prompt, 0);
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  completion c;
-  std::vector<committed_row> queue;  // rows a round committed beyond its first
-  std::size_t next_row = 0;
-  while (c.tokens.size() < std::size_t(gate_tokens)) {
-    const uint64_t pos = prompt.size() + c.tokens.size();
-    const int32_t t = sampler.choose(z, pos);
-    EVP_DigestUpdate(ctx, &t, sizeof t);
-    EVP_DigestUpdate(ctx, z.data(), z.size() * sizeof(float));
-    c.tokens.push_back(t);
-    if (!speculate) {
-      z = s.decode(t);
-    } else if (next_row < queue.size()) {
-      EXPECT_EQ(queue[next_row].token, t);
-      z = std::move(queue[next_row++].logits);
-    } else {
-      queue = dec.round(t);
-      next_row = 1;
-      z = std::move(queue[0].logits);
-    }
-  }
-  std::array<unsigned char, 32> d{};
-  EVP_DigestFinal_ex(ctx, d.data(), nullptr);
-  EVP_MD_CTX_free(ctx);
-  c.digest = hex(d);
-  c.stats = dec.stats();
-  return c;
-}
-
-// One completion per test (CI runs them in parallel; each is one 800-token completion, a few
-// tens of seconds on one core): off must give the recorded digest, on must give it too.
-void gate(float temperature, bool speculate, const char* recorded) {
-  const completion c = run_completion(temperature, speculate);
-  std::printf("T = %.1f, speculation %s: digest %s\n", double(temperature), speculate ? "on" : "off", c.digest.c_str());
-  EXPECT_EQ(c.digest, recorded);
-  if (speculate) {
-    std::printf("%s", format_spec_stats(c.stats).c_str());
+// One completion per test (CI runs them in parallel; each 800-token completion is a few tens of
+// seconds on one core): off must give the recorded digest, on must give it too.
+void gate(const gate_case& g) {
+  test::spec_completion_options c;
+  c.temperature = g.temperature;
+  c.speculate = g.speculate;
+  c.tokens = g.tokens;
+  c.executor = g.executor;
+  const test::spec_completion r = test::run_spec_completion(tiny(), c);
+  std::printf("T = %.1f, %d tokens, speculation %s: digest %s\n", double(g.temperature), g.tokens, g.speculate ? "on" : "off",
+              r.digest.c_str());
+  EXPECT_EQ(r.digest, g.recorded);
+  if (g.speculate) {
+    std::printf("drafts digest %s\n%s", r.drafts_digest.c_str(), format_spec_stats(r.stats).c_str());
+    EXPECT_EQ(r.drafts_digest, g.recorded_drafts);
     // Not vacuous: the rounds committed several rows on average (else "on" was "off").
-    EXPECT_GT(double(c.stats.committed) / double(c.stats.rounds), 1.5);
+    EXPECT_GT(double(r.stats.committed) / double(r.stats.rounds), 1.5);
   }
 }
 
-TEST(speculative_hash_gate, greedy_800_tokens_off) { gate(0.0f, false, recorded_t0); }
-TEST(speculative_hash_gate, greedy_800_tokens_on) { gate(0.0f, true, recorded_t0); }
-TEST(speculative_hash_gate, sampled_t08_800_tokens_off) { gate(0.8f, false, recorded_t08); }
-TEST(speculative_hash_gate, sampled_t08_800_tokens_on) { gate(0.8f, true, recorded_t08); }
+constexpr auto cpu = executor_kind::cpu;
+constexpr auto deferred = executor_kind::deferred;
+
+TEST(speculative_hash_gate, greedy_800_tokens_off) { gate({0.0f, false, 800, cpu, recorded_spec_t0, nullptr}); }
+TEST(speculative_hash_gate, greedy_800_tokens_on) { gate({0.0f, true, 800, cpu, recorded_spec_t0, recorded_spec_t0_drafts}); }
+TEST(speculative_hash_gate, sampled_t08_800_tokens_off) { gate({0.8f, false, 800, cpu, recorded_spec_t08, nullptr}); }
+TEST(speculative_hash_gate, sampled_t08_800_tokens_on) {
+  gate({0.8f, true, 800, cpu, recorded_spec_t08, recorded_spec_t08_drafts});
+}
+
+// The target and the MTP block on the deferred executor: every host loop between entries synced.
+TEST(speculative_deferred_gate, greedy_100_tokens_on) {
+  gate({0.0f, true, 100, deferred, recorded_spec_t0_100, recorded_spec_t0_100_drafts});
+}
+TEST(speculative_deferred_gate, sampled_t08_100_tokens_on) {
+  gate({0.8f, true, 100, deferred, recorded_spec_t08_100, recorded_spec_t08_100_drafts});
+}
 
 }  // namespace
 }  // namespace ordo::runtime

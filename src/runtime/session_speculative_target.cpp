@@ -1,5 +1,5 @@
-// The speculative target on the CPU engine (include/ordo/runtime/speculative.hpp): a session for
-// the target, an mtp_block on the session's MTP ring.
+// The speculative target on a session (include/ordo/runtime/speculative.hpp): the session for
+// the target, an mtp_block bound to it on its MTP ring — on whichever executor the session runs.
 #include <stdexcept>
 
 #include "ordo/runtime/speculative.hpp"
@@ -8,14 +8,13 @@ namespace ordo::runtime {
 
 namespace {
 
-class cpu_target final : public speculative_target {
+class session_target final : public speculative_target {
  public:
-  cpu_target(const model_weights& w, session& s, const session_options& o)
-      : w_(&w), s_(&s), mtp_(w, mtp_options{o.ctx, o.max_tier, o.order, o.alloc, [&s](uint32_t n) { return s.tier_for_chunk(n); }}) {
+  explicit session_target(session& s) : s_(&s), mtp_(s) {
     if (!s.state().mtp()) throw std::invalid_argument("speculative target: the sequence state has no MTP ring");
   }
-  uint32_t n_vocab() const override { return w_->hparams().n_vocab; }
-  std::size_t hc_dim() const override { return w_->hparams().hc_dim(); }
+  uint32_t n_vocab() const override { return s_->hparams().n_vocab; }
+  std::size_t hc_dim() const override { return s_->hparams().hc_dim(); }
   int64_t position() const override { return s_->position(); }
   int64_t context() const override { return s_->state().layout().options.ctx; }
   int max_verify_rows() const override {
@@ -30,6 +29,8 @@ class cpu_target final : public speculative_target {
     return s_->prefill(tokens, chunk, &rows);
   }
   row_outputs verify(std::span<const int32_t> tokens) override { return s_->verify(tokens); }
+  // Rewinds move frontiers (host counters) only; every step of the session and of the MTP block
+  // ends with a sync, so no queued entry reads the state while they move.
   void rewind(int64_t position) override {
     state_snapshot snap = s_->state().snapshot();
     for (auto& f : snap.layers) f = position;
@@ -47,15 +48,12 @@ class cpu_target final : public speculative_target {
   }
 
  private:
-  const model_weights* w_;
   session* s_;
   mtp_block mtp_;
 };
 
 }  // namespace
 
-std::unique_ptr<speculative_target> make_cpu_target(const model_weights& w, session& s, const session_options& o) {
-  return std::make_unique<cpu_target>(w, s, o);
-}
+std::unique_ptr<speculative_target> make_session_target(session& s) { return std::make_unique<session_target>(s); }
 
 }  // namespace ordo::runtime

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/copy_bandwidth.hpp"
+#include "ordo/gpu/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/moe/moe.hpp"
 #include "ordo/quant/random_block.hpp"
@@ -31,7 +31,7 @@ using namespace ordo;
 constexpr int n_embd = 4096, n_ff = 2048, n_expert = 256, n_used = 6, n_routings = 64;
 constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 
-using bench::copy_bandwidth_gbs;
+using gpu::copy_bandwidth_gbs;
 
 /// One matrix [n_out][k] of random blocks of F (the same matrix is replicated to every expert:
 /// bandwidth does not depend on the values).

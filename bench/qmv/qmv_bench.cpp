@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/copy_bandwidth.hpp"
+#include "ordo/gpu/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
 #include "ordo/quant/formats.hpp"
@@ -59,7 +59,7 @@ constexpr shape shapes[] = {
 };
 constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 
-using bench::copy_bandwidth_gbs;
+using gpu::copy_bandwidth_gbs;
 
 #if defined(ORDO_GPU)
 /// Reads n 16-byte words with a grid-stride loop and writes one xor per thread (so nothing is dead).

@@ -3,6 +3,10 @@
 // build compiles it as C++ and every call but present() says there is no GPU.
 #include "ordo/runtime/device_memory.hpp"
 
+#if defined(ORDO_GPU)
+#include "ordo/gpu/copy_bandwidth.hpp"
+#endif
+
 #include <cstdio>
 
 namespace ordo::runtime::device {
@@ -96,6 +100,28 @@ void destroy_stream(gpu::stream_t s) noexcept {
 
 void synchronize(gpu::stream_t s) { ORDO_GPU_CHECK(ORDO_GPU_API(StreamSynchronize)(gpu::native(s))); }
 
+double copy_bandwidth_gbs() { return gpu::copy_bandwidth_gbs(); }
+
+void download(void* dst, const void* src, uint64_t bytes) {
+  ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(dst, src, bytes, ORDO_GPU_API(MemcpyDeviceToHost)));
+}
+
+event create_event() {
+  gpu::event_t e{};
+  ORDO_GPU_CHECK(ORDO_GPU_API(EventCreate)(&e));
+  return static_cast<event>(e);
+}
+void destroy_event(event e) noexcept {
+  if (e) (void)ORDO_GPU_API(EventDestroy)(static_cast<gpu::event_t>(e));
+}
+void record_event(event e, gpu::stream_t s) { ORDO_GPU_CHECK(ORDO_GPU_API(EventRecord)(static_cast<gpu::event_t>(e), gpu::native(s))); }
+float event_ms(event from, event to) {
+  ORDO_GPU_CHECK(ORDO_GPU_API(EventSynchronize)(static_cast<gpu::event_t>(to)));
+  float ms = 0;
+  ORDO_GPU_CHECK(ORDO_GPU_API(EventElapsedTime)(&ms, static_cast<gpu::event_t>(from), static_cast<gpu::event_t>(to)));
+  return ms;
+}
+
 #else
 
 namespace {
@@ -112,6 +138,12 @@ void upload(void*, const void*, uint64_t) { no_gpu("device::upload"); }
 gpu::stream_t create_stream() { no_gpu("device::create_stream"); }
 void destroy_stream(gpu::stream_t) noexcept {}
 void synchronize(gpu::stream_t) { no_gpu("device::synchronize"); }
+void download(void*, const void*, uint64_t) { no_gpu("device::download"); }
+double copy_bandwidth_gbs() { no_gpu("device::copy_bandwidth_gbs"); }
+event create_event() { no_gpu("device::create_event"); }
+void destroy_event(event) noexcept {}
+void record_event(event, gpu::stream_t) { no_gpu("device::record_event"); }
+float event_ms(event, event) { no_gpu("device::event_ms"); }
 
 #endif
 

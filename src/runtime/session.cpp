@@ -46,16 +46,20 @@ struct session::impl {
   std::optional<device::stream> stream;
   std::optional<gpu_executor> gpu;
 
-  impl(const model_weights& weights, session_options opt)
+  impl(const model_weights& weights, const model_weights* placed, session_options opt)
       : w(&weights),
         o(resolve_options(std::move(opt))),
-        kernel_weights(&weights),
+        kernel_weights(placed ? placed : &weights),
         state(plan_sequence_state(weights.hparams(), state_options{o.ctx, o.max_tier, o.alloc})),
         ws(plan_workspace(weights.hparams(), o.ctx, o.max_tier, o.alloc)),
         scratch(make_step_scratch(weights.hparams(), o.ctx, o.max_tier, o.alloc)) {
+    if (placed && o.executor != executor_kind::gpu)
+      throw std::invalid_argument("session: weights placed in device memory need the gpu executor");
     if (o.executor == executor_kind::gpu) {
-      uploaded.emplace(weights);
-      kernel_weights = &uploaded->views();
+      if (!placed) {
+        uploaded.emplace(weights);
+        kernel_weights = &uploaded->views();
+      }
       stream.emplace();
       gpu.emplace(stream->get());
     }
@@ -82,7 +86,13 @@ struct session::impl {
   }
 };
 
-session::session(const model_weights& w, session_options o) : impl_(std::make_unique<impl>(w, std::move(o))) {
+session::session(const model_weights& w, session_options o) : session(w, nullptr, std::move(o)) {}
+
+session::session(const model_weights& host, const model_weights& device, session_options o)
+    : session(host, &device, std::move(o)) {}
+
+session::session(const model_weights& w, const model_weights* placed, session_options o)
+    : impl_(std::make_unique<impl>(w, placed, std::move(o))) {
   if (impl_->o.max_tier < 1) throw std::invalid_argument("session: max_tier must be at least 1");
   impl_->plan(tier_for_chunk(impl_->o.max_tier));  // resolve (and fail by spec name) now, not on the first token
 }
@@ -94,6 +104,26 @@ const sequence_state& session::state() const { return impl_->state; }
 sequence_state& session::state() { return impl_->state; }
 const model::ds4_hparams& session::hparams() const { return impl_->w->hparams(); }
 void session::observe(layer_observer f) { impl_->observer = std::move(f); }
+void session::profile(launch_profile* p) {
+  impl_->cpu.profile = p;
+  if (impl_->gpu) impl_->gpu->profile = p;
+}
+
+void session::skip_to(int64_t position) {
+  const model::ds4_hparams& h = impl_->w->hparams();
+  if (this->position() != 0) throw std::logic_error("session::skip_to: the sequence must be empty");
+  if (position < 0 || position > int64_t(impl_->o.ctx))
+    throw std::invalid_argument("session::skip_to: position " + std::to_string(position) + " outside the context of " +
+                                std::to_string(impl_->o.ctx));
+  for (uint32_t r : h.compress_ratios)
+    if (r && position % r)
+      throw std::invalid_argument("session::skip_to: position " + std::to_string(position) +
+                                  " is not a multiple of compression ratio " + std::to_string(r));
+  impl_->with_executor([](const auto& ex) { ex.sync(); });
+  const int64_t step = std::max<int64_t>(1, impl_->state.layout().options.slack_rows);
+  for (std::size_t il = 0; il < impl_->state.n_layer(); ++il)
+    for (int64_t f = 0; f < position; f += step) impl_->state.layer(il).advance(std::min(step, position - f));
+}
 executor_kind session::executor() const { return impl_->o.executor; }
 const model_weights& session::weights() const { return *impl_->w; }
 const model_weights& session::kernel_weights() const { return *impl_->kernel_weights; }

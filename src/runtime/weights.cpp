@@ -49,6 +49,33 @@ block_weights make_block(const model::ds4_block_view<gguf::tensor_info>& b, mode
 }
 }  // namespace
 
+const gguf::value* tensor_table::find(std::string_view key) const {
+  for (const auto& kv : metadata)
+    if (kv.key == key) return &kv.val;
+  return nullptr;
+}
+
+const gguf::tensor_info* tensor_table::find_tensor(std::string_view tensor) const {
+  for (const auto& t : tensors)
+    if (t.name == tensor) return &t;
+  return nullptr;
+}
+
+// Resolves the DS4 blocks of `f` (a gguf::file or a tensor_table) and its MTP sidecar.
+template <class File>
+void model_weights::bind(const File& f, const File* side) {
+  naming_ = model::guess_ds4_naming(f);
+  const auto view = model::open_ds4(f, naming_, side);
+  hparams_ = view.hparams;
+  model::ds4_block_view<gguf::tensor_info> globals;
+  globals.tensors = view.globals;
+  globals_ = make_block(globals, naming_, false, "");
+  for (const auto& b : view.layers) layers_.push_back(make_block(b, naming_, false, "blk." + std::to_string(b.layer) + "."));
+  if (view.mtp)
+    mtp_ = make_block(*view.mtp, naming_, true,
+                      naming_ == model::ds4_naming::llama ? "blk." + std::to_string(view.mtp->layer) + "." : "mtp.0.");
+}
+
 model_weights model_weights::open(const std::filesystem::path& main, const std::filesystem::path& mtp) {
   model_weights m;
   m.files_.push_back(std::make_unique<gguf::file>(gguf::file::open(main)));
@@ -57,17 +84,13 @@ model_weights model_weights::open(const std::filesystem::path& main, const std::
     m.files_.push_back(std::make_unique<gguf::file>(gguf::file::open(mtp)));
     side = m.files_.back().get();
   }
-  const gguf::file& f = *m.files_.front();
-  m.naming_ = model::guess_ds4_naming(f);
-  const auto view = model::open_ds4(f, m.naming_, side);
-  m.hparams_ = view.hparams;
-  model::ds4_block_view<gguf::tensor_info> globals;
-  globals.tensors = view.globals;
-  m.globals_ = make_block(globals, m.naming_, false, "");
-  for (const auto& b : view.layers) m.layers_.push_back(make_block(b, m.naming_, false, "blk." + std::to_string(b.layer) + "."));
-  if (view.mtp)
-    m.mtp_ = make_block(*view.mtp, m.naming_, true,
-                        m.naming_ == model::ds4_naming::llama ? "blk." + std::to_string(view.mtp->layer) + "." : "mtp.0.");
+  m.bind(*m.files_.front(), side);
+  return m;
+}
+
+model_weights model_weights::from_tables(const tensor_table& main, const tensor_table* mtp) {
+  model_weights m;
+  m.bind(main, mtp);
   return m;
 }
 

@@ -9,6 +9,8 @@
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/quant/visit_format.hpp"
+#include "ordo/synth/random_blocks.hpp"
+#include "synth/fill_block.hpp"
 #include "synth/generate.hpp"
 
 namespace ordo::synth {
@@ -17,17 +19,9 @@ static_assert(std::endian::native == std::endian::little, "GGUF is little-endian
 
 namespace {
 
-uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
+// The key hash and mixer of the in-memory random blocks (random_blocks.hpp), so both name a tensor
+// the same way.
+using detail::mix64;
 
 template <class F>
 void fill_uniform_row(quant::splitmix64& rng, float scale, uint64_t elems, std::byte* out) {
@@ -107,7 +101,7 @@ uint64_t row_count(const gguf::tensor_spec& s) {
 }
 
 void fill_rows(const planned_tensor& t, uint64_t seed, uint64_t first_row, uint64_t n_rows, std::byte* out) {
-  const uint64_t tensor_key = fnv1a(t.spec.name) ^ mix64(seed + 0x9e3779b97f4a7c15ull);
+  const uint64_t tensor_key = random_fill_key(t.spec.name) ^ mix64(seed + 0x9e3779b97f4a7c15ull);
   const uint64_t rb = row_bytes(t.spec);
   const uint64_t elems = t.spec.dims[0];
   for (uint64_t r = 0; r < n_rows; ++r) {

@@ -42,6 +42,19 @@ gpu::stream_t create_stream();
 void destroy_stream(gpu::stream_t s) noexcept;
 /// Waits until every launch made on `s` has finished (and reports a kernel's failure).
 void synchronize(gpu::stream_t s);
+/// The device's copy bandwidth in GB/s, bytes read + written (gpu/copy_bandwidth.hpp): the
+/// ceiling benchmarks report their floor against.
+double copy_bandwidth_gbs();
+/// Copies device (or managed) bytes to host memory; synchronous.
+void download(void* dst, const void* src, uint64_t bytes);
+
+/// Events, as opaque handles (host-compiled callers: launch_profile.hpp).
+using event = void*;
+event create_event();
+void destroy_event(event e) noexcept;
+void record_event(event e, gpu::stream_t s);
+/// Milliseconds from `from` to `to`, waiting for `to`.
+float event_ms(event from, event to);
 
 /// An owned allocation of allocate().
 struct releaser {

@@ -21,6 +21,7 @@
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/runtime/device_memory.hpp"
+#include "ordo/runtime/launch_profile.hpp"
 
 namespace ordo::runtime {
 
@@ -37,9 +38,13 @@ class cpu_executor {
   static constexpr std::string_view name = "cpu";
   template <class Entry, class Problem>
   void run(const Entry& e, const Problem& p) const {
+    if (!profile) return e.run_cpu(p);
+    const auto start = launch_profile::clock::now();
     e.run_cpu(p);
+    profile->add_cpu(entry_name(e), start);
   }
   void sync() const {}
+  launch_profile* profile = nullptr;  // set: every entry's time is added to it (ordo bench)
 };
 
 /// The GPU executor's asynchrony on the host, deterministically (tests): `run` queues the entry's
@@ -71,13 +76,16 @@ class gpu_executor {
     if (!e.launch_gpu)
       throw std::runtime_error(entry_name(e) + ": no GPU launch in this build (a CPU-only preset)");
     try {
+      if (profile) profile->begin_gpu(stream_);
       e.launch_gpu(p, stream_);
+      if (profile) profile->end_gpu(entry_name(e), stream_);
     } catch (const std::exception& x) {  // a refused problem or a failed launch, named by its spec
       throw gpu::error(entry_name(e) + ": " + x.what());
     }
   }
   void sync() const { device::synchronize(stream_); }
   gpu::stream_t stream() const { return stream_; }
+  launch_profile* profile = nullptr;  // set: events bracket every launch (ordo bench)
 
  private:
   gpu::stream_t stream_;

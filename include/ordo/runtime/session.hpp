@@ -56,6 +56,10 @@ class session {
   /// Binds `w` (which must outlive the session). Throws what plan_for throws for a missing spec;
   /// gpu: gpu::error when this build or machine has no GPU.
   explicit session(const model_weights& w, session_options o = {});
+  /// The gpu executor on weights already in device memory (`ordo bench --synthetic`, which
+  /// builds them there): `host` is what host code reads (the embedding rows, the block vectors),
+  /// `device` what the entries read (the same tensor map); both outlive the session.
+  session(const model_weights& host, const model_weights& device, session_options o);
   session(session&&) noexcept;
   ~session();
 
@@ -107,8 +111,18 @@ class session {
   using layer_observer = std::function<void(uint32_t layer, int64_t first, int n, const float* hc_in,
                                             const float* hc_out, std::size_t stride, const workspace& ws)>;
   void observe(layer_observer f);
+  /// Times every entry the session runs into `p` (null: stops); the caller collects it after the
+  /// work (launch_profile::collect) and keeps it alive meanwhile.
+  void profile(launch_profile* p);
+  /// Bench only (`ordo bench --synthetic`): every layer's frontier jumps from 0 to `position`
+  /// without computing, the skipped rows left as cleared (raw and compressed rows zero, ring
+  /// scores −inf), so a decode step at a long context costs what it costs there without a long
+  /// prefill. `position` must be a multiple of every compression ratio (window-aligned) and fit
+  /// the context. The values are not a model's; use it to measure time only.
+  void skip_to(int64_t position);
 
  private:
+  session(const model_weights& w, const model_weights* placed, session_options o);
   struct impl;
   std::unique_ptr<impl> impl_;
 };

@@ -49,11 +49,27 @@ struct block_weights {
   model::ds4_naming naming = model::ds4_naming::ds4;
 };
 
+/// A GGUF tensor table without a file behind it (the synthetic bench, `ordo bench --synthetic`):
+/// the metadata and tensor infos a file would have, each tensor's `data` wherever the caller put
+/// its bytes. open_ds4 resolves it exactly as it resolves a gguf::file, so the tensor map, the
+/// type checks and the errors are the file's.
+struct tensor_table {
+  std::string label;  // stands for the path in messages
+  std::vector<gguf::key_value> metadata;
+  std::vector<gguf::tensor_info> tensors;
+  const std::string& name() const { return label; }
+  const gguf::value* find(std::string_view key) const;
+  const gguf::tensor_info* find_tensor(std::string_view tensor) const;
+};
+
 class model_weights {
  public:
   /// Maps `main` (and antirez/ds4's MTP sidecar when given), guesses the naming, resolves every
   /// tensor. Throws gguf::error / model::ds4_error naming the file and each tensor at fault.
   static model_weights open(const std::filesystem::path& main, const std::filesystem::path& mtp = {});
+  /// The same from in-memory tables (`mtp`: antirez/ds4's sidecar table, or null). The tables'
+  /// tensor bytes must outlive the weights; nothing is copied.
+  static model_weights from_tables(const tensor_table& main, const tensor_table* mtp = nullptr);
 
   const model::ds4_hparams& hparams() const { return hparams_; }
   model::ds4_naming naming() const { return naming_; }
@@ -71,6 +87,8 @@ class model_weights {
   model_weights rebased(const std::function<const std::byte*(const weight_view&)>& place) const;
 
  private:
+  template <class File>
+  void bind(const File& f, const File* side);
   std::vector<std::unique_ptr<gguf::file>> files_;
   model::ds4_hparams hparams_;
   model::ds4_naming naming_ = model::ds4_naming::ds4;

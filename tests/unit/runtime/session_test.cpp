@@ -7,7 +7,10 @@
 // compressor's emissions; the decode tail covers positions 303..309 (≡ 3, 0, 1, 2 mod 4).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "ordo/runtime/session.hpp"
@@ -137,6 +140,37 @@ TEST(session, rebased_weights_give_the_same_bits) {
   session a(w, o), b(moved, o);
   EXPECT_TRUE(same_bits(a.prefill(prompt, 5), b.prefill(prompt, 5)));
   EXPECT_TRUE(same_state(a, b));
+}
+
+// skip_to (ordo bench): every frontier jumps, refusals name the numbers, and a step after it
+// computes at the new position; a profiled step files every entry's time by kind.
+TEST(session, skip_to_moves_every_frontier_and_refuses_what_it_cannot) {
+  const model_weights& w = tiny();
+  session_options o;
+  o.ctx = 512;
+  session s(w, o);
+  EXPECT_THROW(s.skip_to(100), std::invalid_argument);  // not a multiple of the ratios (4, 128)
+  EXPECT_THROW(s.skip_to(1024), std::invalid_argument);  // past the context
+  s.skip_to(256);
+  EXPECT_EQ(s.position(), 256);
+  for (std::size_t il = 0; il < s.state().n_layer(); ++il) EXPECT_EQ(s.state().layer(il).frontier(), 256);
+  EXPECT_THROW(s.skip_to(384), std::logic_error);  // only from an empty sequence
+  launch_profile p;
+  s.profile(&p);
+  for (float z : s.decode(7)) ASSERT_TRUE(std::isfinite(z));
+  s.profile(nullptr);
+  EXPECT_EQ(s.position(), 257);
+  std::set<std::string> kinds;
+  for (const auto& l : p.lines()) {
+    kinds.insert(l.kind.substr(0, l.kind.find('.')));
+    EXPECT_GT(l.launches, 0u);
+  }
+  for (const char* family : {"qmv", "moe", "attention", "rmsnorm", "hc"}) EXPECT_TRUE(kinds.count(family)) << family;
+  EXPECT_GT(p.total_ms(), 0.0);
+  EXPECT_EQ(launch_profile::kind_of("qmv.q8_0.r16.ls32"), "qmv.q8_0.ls32");
+  EXPECT_EQ(launch_profile::kind_of("moe.q2.r4.ls32.gate_up"), "moe.q2.ls32.gate_up");
+  EXPECT_EQ(launch_profile::kind_of("compressor.store.r1.ratio4"), "compressor.store.ratio4");
+  EXPECT_EQ(launch_profile::kind_of("quantize.q8_0"), "quantize.q8_0");
 }
 
 // The test can fail: a state that differs by one position's rows, or logits of another prompt,

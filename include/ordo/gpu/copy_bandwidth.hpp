@@ -1,19 +1,22 @@
 /// The ceiling every benchmark reports against (issue 12: "measured in the same run"): the device's
 /// copy bandwidth, bytes read + written per second of a 1 GiB device-to-device memcpy, over 20
-/// copies after a warm-up one. Shared by bench/qmv and bench/moe.
+/// copies after a warm-up one. Shared by bench/qmv, bench/moe and `ordo bench` (through
+/// runtime::device::copy_bandwidth_gbs). GPU-compiled code only.
 #pragma once
 #include <cstddef>
 
 #include "ordo/gpu/device_api.hpp"
 
-namespace ordo::bench {
+namespace ordo::gpu {
+
+#if defined(ORDO_GPU)
 
 inline double copy_bandwidth_gbs() {
   const std::size_t bytes = std::size_t(1) << 30;
-  gpu::device_buffer<std::byte> a(bytes), b(bytes);
-  gpu::device_memset(a.data(), 1, bytes);
+  device_buffer<std::byte> a(bytes), b(bytes);
+  device_memset(a.data(), 1, bytes);
   ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(b.data(), a.data(), bytes, ORDO_GPU_API(MemcpyDeviceToDevice)));
-  gpu::event_timer t;
+  event_timer t;
   const int iters = 20;
   t.record_start();
   for (int i = 0; i < iters; ++i)
@@ -22,4 +25,6 @@ inline double copy_bandwidth_gbs() {
   return 2.0 * double(bytes) / s / 1e9;
 }
 
-}  // namespace ordo::bench
+#endif
+
+}  // namespace ordo::gpu

@@ -8,9 +8,11 @@
 //    speculation on, the drafts must be the CPU engine's too (the MTP block's bits on the GPU);
 //  - the gpu backend through `ordo generate`'s code path (generate::run, --backend gpu):
 //    speculation on and off write the same text; generation tokens/s of both and the acceptance
-//    stats are printed (measurements, not asserted).
+//    stats are printed (measurements, not asserted);
+//  - without a device too: this build's deferred executor gives the recorded 100-token digests and
+//    its cpu backend speculates with the text of speculation off.
 // ORDO_ENGINE_GPU_MEMORY=pinned puts the GPU sessions' arenas in pinned host memory instead of
-// managed memory. Without a device every test skips.
+// managed memory. Without a device every GPU test skips.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -85,12 +87,12 @@ TEST(speculative_gpu, sampled_t08_800_tokens_on) {
   gate(0.8f, true, test::recorded_spec_t08, test::recorded_spec_t08_drafts);
 }
 
-/// `ordo generate --backend gpu --spec MODE --tokens N` on the tiny model, greedy.
-std::pair<std::string, generate::stats> generate_on_gpu(const std::string& mode, int tokens) {
+/// `ordo generate --backend BACKEND --spec MODE --tokens N` on the tiny model, greedy.
+std::pair<std::string, generate::stats> generate_on(const std::string& backend, const std::string& mode, int tokens) {
   generate::options o;
   o.model = model_dir() / "tiny-ds4.gguf";
   o.mtp_model = model_dir() / "tiny-ds4-mtp.gguf";
-  o.backend = "gpu";
+  o.backend = backend;
   o.prompt = "Explain what the grep command does.";
   o.max_tokens = tokens;
   o.context = 1024;
@@ -102,12 +104,32 @@ std::pair<std::string, generate::stats> generate_on_gpu(const std::string& mode,
   return {text, st};
 }
 
+// Runs without a device (and beside the gates on it): this build's entries on the deferred
+// executor give the recorded 100-token digests (committed stream and drafts), and its cpu backend
+// speculates through generate::run with the text of speculation off — the harness and the binary
+// checked before the device run.
+TEST(speculative_gpu, this_builds_deferred_executor_and_cpu_backend_give_the_recorded_bits) {
+  test::spec_completion_options c;
+  c.speculate = true;
+  c.tokens = 100;
+  c.executor = executor_kind::deferred;
+  const test::spec_completion r = test::run_spec_completion(tiny(), c);
+  EXPECT_EQ(r.digest, test::recorded_spec_t0_100);
+  EXPECT_EQ(r.drafts_digest, test::recorded_spec_t0_100_drafts);
+  const auto [off_text, off] = generate_on("cpu", "off", 40);
+  const auto [on_text, on] = generate_on("cpu", "mtp", 40);
+  EXPECT_EQ(on_text, off_text);
+  EXPECT_TRUE(on.spec.has_value());
+  std::printf("[spec_gpu] this build, deferred executor: digest %s, drafts %s; cpu backend 40 tokens on == off: %s\n",
+              r.digest.c_str(), r.drafts_digest.c_str(), on_text == off_text ? "yes" : "NO");
+}
+
 TEST(speculative_gpu, gpu_backend_generates_the_same_text_with_speculation_on_and_off) {
   ORDO_REQUIRE_GPU();
   int n = 300;
   if (const char* e = std::getenv("ORDO_SPEC_GPU_TOKENS")) n = std::atoi(e);
-  const auto [off_text, off] = generate_on_gpu("off", n);
-  const auto [on_text, on] = generate_on_gpu("mtp", n);
+  const auto [off_text, off] = generate_on("gpu", "off", n);
+  const auto [on_text, on] = generate_on("gpu", "mtp", n);
   EXPECT_EQ(on_text, off_text);
   ASSERT_TRUE(on.spec.has_value());  // --spec mtp on the gpu backend: no refusal
   EXPECT_FALSE(off.spec.has_value());

@@ -9,20 +9,13 @@
 /// weights_before_wait): the weight stream starts during the predecessor's tail and the launch
 /// latency; activations are read only after the predecessor completed.
 #pragma once
-#include "ordo/ops/qmv/dependent_launch.hpp"
-#include "ordo/tune/defaults.hpp"
+#include "ordo/tune/sm90_policy.hpp"
 
 namespace ordo::tune {
 struct preset : defaults {
   static constexpr const char* name = "sm90";
   struct qmv : defaults::qmv {
-    struct policy : defaults::qmv::policy {
-      static constexpr int streaming_warps = 8;
-      static constexpr int streaming_stages = 3;
-      static constexpr int streaming_rows_per_warp = 4;
-      static constexpr int streaming_rows_per_warp_mxfp4 = 2;
-      static constexpr auto streaming_overlap = ops::qmv::launch_overlap::weights_before_wait;
-    };
+    using policy = sm90_qmv_policy;
   };
 };
 inline constexpr const char* name = preset::name;

@@ -71,7 +71,7 @@ int run_bench(int argc, char** argv) {
   app.add_option("--repeats", bo.repeats, "verify rounds timed per width")->check(ordo::app::integer_at_least(1))->capture_default_str();
   bool no_breakdown = false;
   app.add_flag("--no-breakdown", no_breakdown, "skip the profiled decode step (per-entry times) per context");
-  app.add_flag("--mtp", mo.mtp, "also generate the MTP block (its bytes are reported; no step uses it yet)");
+  app.add_flag("--mtp", mo.mtp, "also generate the MTP block, so the speculation table has the cost of a draft step");
   app.add_option("--seed", mo.seed, "weights seed")->capture_default_str();
   app.add_option("--markdown", markdown, "also write the report to this file");
   if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;

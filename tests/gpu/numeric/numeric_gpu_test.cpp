@@ -23,6 +23,7 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/numeric/pow2.hpp"
+#include "../gpu_test_main.hpp"
 
 namespace {
 
@@ -279,18 +280,5 @@ int run() {
 }  // namespace
 
 int main() {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout when piped to a log
-  try {
-    if (ordo::gpu::device_count() == 0) {
-      std::printf("SKIP: no GPU device visible (numeric host/device bit equality not checked)\n");
-      return 0;
-    }
-#if defined(ORDO_GPU)
-    return run();
-#endif
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "numeric_gpu_test: %s\n", e.what());
-    return 2;
-  }
-  return 0;
+  return ordo::gpu::test::gpu_test_main("numeric_gpu_test", "numeric host/device bit equality", [] { return run(); });
 }

@@ -16,6 +16,7 @@
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/quantize_q8_0.hpp"
 #include "ordo/quant/random_block.hpp"
+#include "../gpu_test_main.hpp"
 
 namespace {
 
@@ -207,17 +208,5 @@ int run() {
 }  // namespace
 
 int main() {
-  try {
-    if (ordo::gpu::device_count() == 0) {
-      std::printf("SKIP: no GPU device visible (quant host/device bit equality not checked)\n");
-      return 0;
-    }
-#if defined(ORDO_GPU)
-    return run();
-#endif
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "quant_gpu_test: %s\n", e.what());
-    return 2;
-  }
-  return 0;
+  return ordo::gpu::test::gpu_test_main("quant_gpu_test", "quant host/device bit equality", [] { return run(); });
 }

@@ -14,6 +14,7 @@
 #include "ordo/model/gguf_types.hpp"
 #include "ordo/quant/formats.hpp"
 #include "ordo/synth/random_blocks.hpp"
+#include "../gpu_test_main.hpp"
 
 namespace {
 
@@ -116,17 +117,5 @@ int run() {
 }  // namespace
 
 int main() {
-  try {
-    if (ordo::gpu::device_count() == 0) {
-      std::printf("SKIP: no GPU device visible (fill_random_gpu == fill_random_cpu not checked)\n");
-      return 0;
-    }
-#if defined(ORDO_GPU)
-    return run();
-#endif
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "random_blocks_gpu_test: %s\n", e.what());
-    return 2;
-  }
-  return 0;
+  return ordo::gpu::test::gpu_test_main("random_blocks_gpu_test", "fill_random_gpu == fill_random_cpu", [] { return run(); });
 }

@@ -73,9 +73,10 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
   bench_report r;
   r.device = m.on_gpu() ? runtime::device::describe() : "cpu executor";
   if (m.on_gpu()) r.copy_gbs = runtime::device::copy_bandwidth_gbs();
-  uint32_t ctx = o.prefill_at;
+  uint32_t ctx = o.prefill_tokens ? o.prefill_at : 0;  // no prefill timing: its context does not count
   for (uint32_t c : o.contexts) ctx = std::max(ctx, c + o.decode_tokens + 2);  // warm-up, timed, profiled steps
-  ctx = std::max(ctx, o.verify_at + 1 + uint32_t(*std::max_element(o.verify_widths.begin(), o.verify_widths.end())) + 1);
+  if (!o.verify_widths.empty())
+    ctx = std::max(ctx, o.verify_at + 1 + uint32_t(*std::max_element(o.verify_widths.begin(), o.verify_widths.end())) + 1);
   if (ctx > h.context_length)
     throw std::invalid_argument("ordo bench: context " + std::to_string(ctx) + " exceeds the model's " + std::to_string(h.context_length));
   runtime::session_options so;

@@ -21,20 +21,23 @@ namespace {
 
 using ordo::app::usage_error;
 
+// A positive integer; `what` says what was expected around it, for the message.
+long long parse_positive(const std::string& flag, const std::string& item, const char* what) {
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(item, &used);
+    if (used == item.size() && v >= 1) return v;
+  } catch (const std::exception&) {
+  }
+  throw usage_error(flag + ": '" + item + "' is not a positive integer (" + what + ")");
+}
+
 template <class T>
 std::vector<T> parse_list(const std::string& flag, const std::string& text) {
   std::vector<T> out;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    try {
-      std::size_t used = 0;
-      const long long v = std::stoll(item, &used);
-      if (used != item.size() || v < 1) throw std::invalid_argument(item);
-      out.push_back(T(v));
-    } catch (const std::exception&) {
-      throw usage_error(flag + ": '" + item + "' is not a positive integer (expected a comma-separated list)");
-    }
-  }
+  for (std::string item; std::getline(ss, item, ',');)
+    out.push_back(T(parse_positive(flag, item, "expected a comma-separated list")));
   if (out.empty()) throw usage_error(flag + ": empty list");
   return out;
 }
@@ -78,7 +81,7 @@ int run_bench(int argc, char** argv) {
   bo.breakdown = !no_breakdown;
   mo.base = preset == "tiny" ? ordo::synth::preset::tiny : preset == "small" ? ordo::synth::preset::small : ordo::synth::preset::full;
   if (const auto dash = layout.rfind('-'); dash != std::string::npos) {
-    mo.n_layer = parse_list<uint32_t>("--layout", layout.substr(dash + 1)).at(0);
+    mo.n_layer = uint32_t(parse_positive("--layout", layout.substr(dash + 1), "LAYOUT-N: the number of layers"));
     layout.resize(dash);
   }
   mo.layout = layout;

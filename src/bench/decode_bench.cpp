@@ -31,11 +31,12 @@ void say(std::FILE* log, const std::string& s) {
 
 }  // namespace
 
+double speculation_costs::round_ms(std::size_t i) const { return verify_ms.at(i) + (widths.at(i) - 1) * draft_ms; }
+
 double speculation_costs::speedup(std::size_t i, double a) const {
   const int k = widths.at(i);
   const double tokens = a >= 1 ? double(k) : (1 - std::pow(a, k)) / (1 - a);
-  const double round_ms = verify_ms.at(i) + (k - 1) * draft_ms;
-  return tokens / round_ms * decode_ms;
+  return tokens / round_ms(i) * decode_ms;
 }
 
 double speculation_costs::break_even(std::size_t i) const {
@@ -134,7 +135,7 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
 
   speculation_costs& sc = r.speculation;
   sc.context = o.verify_at + 1;
-  // Times f() `repeats` times from the same state (each run undone by restore).
+  // Times f() `repeats` times from the same state (each run, MTP rows included, undone by restore).
   auto timed_from_here = [&](auto&& f) {
     const runtime::state_snapshot snap = s.state().snapshot();
     f();  // warm-up: this width's plan
@@ -167,11 +168,8 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
       runtime::mtp_outputs out;
       const std::vector<float> hidden(h.hc_dim(), 0.01f);
       const int32_t token = tokens[2];
-      mtp.step(*s.state().mtp(), std::span<const int32_t>(&token, 1), hidden.data(), h.hc_dim(), true, out);  // warm-up
-      const auto t = clock_type::now();
-      for (uint32_t i = 0; i < o.repeats; ++i)
-        mtp.step(*s.state().mtp(), std::span<const int32_t>(&token, 1), hidden.data(), h.hc_dim(), true, out);
-      sc.draft_ms = ms_since(t) / o.repeats;
+      sc.draft_ms = timed_from_here(
+          [&] { mtp.step(*s.state().mtp(), std::span<const int32_t>(&token, 1), hidden.data(), h.hc_dim(), true, out); });
       say(log, "MTP draft step: " + std::to_string(sc.draft_ms) + " ms");
     }
   }
@@ -198,7 +196,7 @@ void print_report(const bench_report& r, const synthetic_options& model, std::FI
     std::fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (std::size_t i = 0; i < sc.widths.size(); ++i)
       std::fprintf(out, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", sc.widths[i], sc.verify_ms[i],
-                   sc.verify_ms[i] + (sc.widths[i] - 1) * sc.draft_ms, sc.verify_ms[i] / sc.decode_ms, sc.break_even(i),
+                   sc.round_ms(i), sc.verify_ms[i] / sc.decode_ms, sc.break_even(i),
                    sc.speedup(i, 0.6), sc.speedup(i, 0.8), sc.speedup(i, 0.9));
   }
   for (const bench_breakdown& b : r.breakdowns) {

@@ -58,6 +58,8 @@ struct speculation_costs {
   double draft_ms = 0;                // one MTP draft step (one row, with its head); 0: no MTP block
   std::vector<int> widths;
   std::vector<double> verify_ms;      // per width
+  /// verify(k) + (k − 1) drafts, for width widths[i].
+  double round_ms(std::size_t i) const;
   /// tokens/s of width widths[i] at acceptance a, over plain decoding's.
   double speedup(std::size_t i, double a) const;
   /// The acceptance above which width widths[i] beats plain decoding (1: never below 1).
@@ -80,7 +82,8 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
 /// read (raw window, compressed rows, indexer rows, per layer).
 uint64_t step_bytes(const synthetic_model& m, const runtime::sequence_state_layout& state, uint32_t context, uint32_t rows);
 
-/// The report as a Markdown table (docs/PERFORMANCE.md) and one line per number on `out`.
+/// The report as Markdown tables (docs/PERFORMANCE.md) on `out`: the steps, speculation's
+/// arithmetic, the breakdowns.
 void print_report(const bench_report& r, const synthetic_options& model, std::FILE* out);
 
 }  // namespace ordo::bench

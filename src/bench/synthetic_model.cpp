@@ -37,6 +37,12 @@ uint64_t elements_of(const std::vector<uint64_t>& dims) {
   return n;
 }
 
+// What random_blocks makes of a planned tensor: its type and size at its recipe's stddev, keyed
+// by its name (so the bytes do not depend on where it is placed or which side makes it).
+synth::random_fill fill_request(const synth::planned_tensor& t, uint64_t seed) {
+  return {t.spec.type, elements_of(t.spec.dims), t.init.stddev, seed, synth::random_fill_key(t.spec.name)};
+}
+
 bool is_routed(model::ds4_role r) {
   return r == model::ds4_role::ffn_gate_exps || r == model::ds4_role::ffn_up_exps || r == model::ds4_role::ffn_down_exps;
 }
@@ -156,24 +162,18 @@ std::unique_ptr<synthetic_model> synthetic_model::build(const synthetic_options&
     runtime::device::stream stream;
     for (const slot& s : slots)
       if (!s.host_made) {
-        synth::fill_random_gpu(base + s.offset, {s.t->spec.type, elements_of(s.t->spec.dims), s.t->init.stddev, o.seed,
-                                                 synth::random_fill_key(s.t->spec.name)},
-                               stream.get());
+        synth::fill_random_gpu(base + s.offset, fill_request(*s.t, o.seed), stream.get());
         tick(s);
       }
     runtime::device::synchronize(stream.get());
     for (std::size_t i = 0; i < slots.size(); ++i)
       if (slots[i].host_copy && !slots[i].host_made) runtime::device::download(host_at[i], base + slots[i].offset, slots[i].bytes);
   } else {
-    std::vector<std::size_t> generated;
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      if (!slots[i].host_made) generated.push_back(i);
-    for (std::size_t i : generated) {  // fill_random_cpu spreads one tensor over threads itself
-      const slot& s = slots[i];
-      synth::fill_random_cpu(base + s.offset, {s.t->spec.type, elements_of(s.t->spec.dims), s.t->init.stddev, o.seed,
-                                               synth::random_fill_key(s.t->spec.name)});
-      tick(s);
-    }
+    for (const slot& s : slots)  // fill_random_cpu spreads one tensor over threads itself
+      if (!s.host_made) {
+        synth::fill_random_cpu(base + s.offset, fill_request(*s.t, o.seed));
+        tick(s);
+      }
   }
 
   // The tables: the plan's metadata and tensor infos, pointing at the bytes.
@@ -181,8 +181,9 @@ std::unique_ptr<synthetic_model> synthetic_model::build(const synthetic_options&
   runtime::tensor_table* device_tables[2] = {&m->main_device_, &m->mtp_device_};
   for (std::size_t fi = 0; fi < plan.files.size(); ++fi) {
     const std::string name = "synthetic " + o.layout + (fi ? " (MTP)" : "");
-    host_tables[fi]->label = device_tables[fi]->label = name;
-    host_tables[fi]->metadata = device_tables[fi]->metadata = plan.files[fi].metadata;
+    host_tables[fi]->label = name;
+    host_tables[fi]->metadata = plan.files[fi].metadata;
+    if (o.gpu) *device_tables[fi] = *host_tables[fi];
   }
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const slot& s = slots[i];
@@ -196,8 +197,10 @@ std::unique_ptr<synthetic_model> synthetic_model::build(const synthetic_options&
 #if defined(ORDO_MUTANT_SYNTHETIC_OFFSET)
     if (i % 7 == 3) info.data += align;  // a placement bug: a few tables point past their tensor
 #endif
-    device_tables[s.file]->tensors.push_back(info);
-    if (host_at[i] && o.gpu) info.data = host_at[i];
+    if (o.gpu) {  // the device's table points at device memory; the host's at its copies where it has them
+      device_tables[s.file]->tensors.push_back(info);
+      if (host_at[i]) info.data = host_at[i];
+    }
     host_tables[s.file]->tensors.push_back(std::move(info));
   }
   const bool side = plan.files.size() > 1;

@@ -106,6 +106,18 @@ void download(void* dst, const void* src, uint64_t bytes) {
   ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(dst, src, bytes, ORDO_GPU_API(MemcpyDeviceToHost)));
 }
 
+namespace {
+// A CTA per table row; its threads take the row's elements strided (each element is a copy or an
+// exact conversion alone, so the split is free).
+__global__ void fill_kv_table_kernel(kv_table_fill f) { fill_table_row(f, int(blockIdx.x), int(threadIdx.x), int(blockDim.x)); }
+}  // namespace
+
+void fill_kv_table(const kv_table_fill& f, gpu::stream_t s) {
+  if (f.n <= 0) return;
+  fill_kv_table_kernel<<<unsigned(f.n), 128, 0, gpu::native(s)>>>(f);
+  ORDO_GPU_CHECK(ORDO_GPU_API(GetLastError)());
+}
+
 event create_event() {
   gpu::event_t e{};
   ORDO_GPU_CHECK(ORDO_GPU_API(EventCreate)(&e));
@@ -139,6 +151,7 @@ gpu::stream_t create_stream() { no_gpu("device::create_stream"); }
 void destroy_stream(gpu::stream_t) noexcept {}
 void synchronize(gpu::stream_t) { no_gpu("device::synchronize"); }
 void download(void*, const void*, uint64_t) { no_gpu("device::download"); }
+void fill_kv_table(const kv_table_fill&, gpu::stream_t) { no_gpu("device::fill_kv_table"); }
 double copy_bandwidth_gbs() { no_gpu("device::copy_bandwidth_gbs"); }
 event create_event() { no_gpu("device::create_event"); }
 void destroy_event(event) noexcept {}

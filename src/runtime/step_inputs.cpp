@@ -76,6 +76,7 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   carve.reserve<float>(uint64_t(rows) * h.n_rot);
   carve.reserve<float>(h.n_rot);
   carve.reserve<float>(kv_rows * h.head_dim);
+  carve.reserve<int32_t>(kv_rows);
   carve.reserve<int32_t>(uint64_t(rows) * gather_stride);
   for (int k = 0; k < 3; ++k) carve.reserve<int32_t>(rows);
   carve.reserve<float>(q_fp4);
@@ -86,6 +87,7 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   s.emit_cos_sin = carve.take<float>(s.arena, h.n_rot);
   s.kv_rows = kv_rows;
   s.kv_table = carve.take<float>(s.arena, kv_rows * h.head_dim);
+  s.table_source = carve.take<int32_t>(s.arena, kv_rows);
   s.gather_stride = gather_stride;
   s.gather = carve.take<int32_t>(s.arena, uint64_t(rows) * gather_stride);
   std::fill(s.gather.begin(), s.gather.end(), -1);

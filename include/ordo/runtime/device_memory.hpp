@@ -16,6 +16,7 @@
 #include <string>
 
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/runtime/kv_table_fill.hpp"
 
 namespace ordo::runtime::device {
 
@@ -47,6 +48,8 @@ void synchronize(gpu::stream_t s);
 double copy_bandwidth_gbs();
 /// Copies device (or managed) bytes to host memory; synchronous.
 void download(void* dst, const void* src, uint64_t bytes);
+/// Fills a layer step's KV table on `s` (kv_table_fill.hpp): one launch, a CTA per table row.
+void fill_kv_table(const kv_table_fill& f, gpu::stream_t s);
 
 /// Events, as opaque handles (host-compiled callers: launch_profile.hpp).
 using event = void*;

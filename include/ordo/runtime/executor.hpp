@@ -11,7 +11,8 @@
 /// launches are asynchronous. A host loop of the step without a sync before it reads stale bytes
 /// on the GPU only; `deferred_executor` makes that failure deterministic on any machine (the
 /// CPU entries queued until the next sync), so the sync points are tested without a GPU
-/// (tests/unit/runtime/session_test.cpp).
+/// (tests/unit/runtime/session_test.cpp). `ex.fill(kv_table_fill)` copies the step's KV table
+/// rows the same way: on the host, queued, or as one launch.
 #pragma once
 #include <functional>
 #include <stdexcept>
@@ -21,9 +22,13 @@
 
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/runtime/device_memory.hpp"
+#include "ordo/runtime/kv_table_fill.hpp"
 #include "ordo/runtime/launch_profile.hpp"
 
 namespace ordo::runtime {
+
+/// The KV table fill's name in launch profiles (it is a copy, not a registry entry).
+inline constexpr std::string_view kv_table_fill_name = "kv_table.fill";
 
 /// The spec name of an entry (qmv entries: `name`; activation quantizers: their activation).
 template <class Entry>
@@ -43,6 +48,13 @@ class cpu_executor {
     e.run_cpu(p);
     profile->add_cpu(entry_name(e), start);
   }
+  /// The step's KV table (kv_table_fill.hpp), on the host.
+  void fill(const kv_table_fill& f) const {
+    if (!profile) return fill_table_on_host(f);
+    const auto start = launch_profile::clock::now();
+    fill_table_on_host(f);
+    profile->add_cpu(kv_table_fill_name, start);
+  }
   void sync() const {}
   launch_profile* profile = nullptr;  // set: every entry's time is added to it (ordo bench)
 };
@@ -57,6 +69,9 @@ class deferred_executor {
   template <class Entry, class Problem>
   void run(const Entry& e, const Problem& p) const {
     queue_.push_back([&e, p] { e.run_cpu(p); });  // entries live in the registry or the plan
+  }
+  void fill(const kv_table_fill& f) const {
+    queue_.push_back([f] { fill_table_on_host(f); });
   }
   void sync() const {
     for (const auto& f : queue_) f();
@@ -82,6 +97,12 @@ class gpu_executor {
     } catch (const std::exception& x) {  // a refused problem or a failed launch, named by its spec
       throw gpu::error(entry_name(e) + ": " + x.what());
     }
+  }
+  /// The step's KV table (kv_table_fill.hpp), one launch on the stream.
+  void fill(const kv_table_fill& f) const {
+    if (profile) profile->begin_gpu(stream_);
+    device::fill_kv_table(f, stream_);
+    if (profile) profile->end_gpu(kv_table_fill_name, stream_);
   }
   void sync() const { device::synchronize(stream_); }
   gpu::stream_t stream() const { return stream_; }

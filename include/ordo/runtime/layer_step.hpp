@@ -30,6 +30,7 @@
 #include "ordo/ops/rope/table.hpp"
 #include "ordo/order/combine.hpp"
 #include "ordo/order/orders.hpp"
+#include "ordo/runtime/kv_table_fill.hpp"
 #include "ordo/runtime/sequence_state.hpp"
 #include "ordo/runtime/step_inputs.hpp"
 #include "ordo/runtime/step_plan.hpp"
@@ -239,13 +240,13 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   const int64_t window = h.sliding_window;
   const int64_t raw_lo = std::max<int64_t>(0, f0 - window + 1);  // the oldest raw row any row sees
   const int64_t raw_hi = f0 + n;                                  // one past the newest
-#ifndef ORDO_MUTANT_NO_KV_TABLE_SYNC  // mutation-check targets only: the KV table read before kv_store ran
-  ex.sync();  // the host reads the raw ring (kv_store) and the compressed rows (emissions)
-#endif
+  // The KV table's source list (kv_table_fill.hpp): the raw window's ring slots, then each
+  // compressed row a list names; the executor copies the rows (ex.fill, queued after kv_store
+  // and the emissions, so the host reads no state row and needs no sync for them).
+  int32_t* const source = sc.table_source.data();
   for (int64_t p = raw_lo; p < raw_hi; ++p) {
-    const uint16_t* src = st.raw_row(p);
-    float* dst = sc.kv_table.data() + std::size_t(p - raw_lo) * hd;
-    for (int d = 0; d < hd; ++d) dst[d] = numeric::f16_to_f32(src[d]);  // exact
+    (void)st.raw_row(p);  // the window must be addressable (throws with the numbers)
+    source[p - raw_lo] = ring_source(p % int64_t(raw.rows));
   }
   const int64_t n_raw = raw_hi - raw_lo;
   auto n_comp = [&](int64_t p) -> int64_t { return ratio ? (p + 1) / ratio : 0; };
@@ -253,16 +254,16 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   if (uint64_t(n_raw + comp_rows) > sc.kv_rows) throw std::logic_error("layer_step: the KV table scratch is too small");
   // Compressed rows enter the table only when a list names them, at the next free slot after
   // the raw rows (a ratio-4 layer's top-k lists name <= top_k of its ctx/4 rows: copying them all
-  // cost O(context) host work per layer). A list's order is unchanged, so attention sees the same
-  // rows in the same order: the slot numbers are not part of the arithmetic.
+  // cost O(context) per layer). A list's order is unchanged, so attention sees the same rows in
+  // the same order: the slot numbers are not part of the arithmetic.
   std::vector<int32_t> slot_of(std::size_t(comp_rows), -1);
   int32_t comp_used = 0;
   auto table_slot = [&](int64_t c) {
     int32_t& slot = slot_of[std::size_t(c)];
     if (slot < 0) {
+      (void)st.attn()->out_row(c);  // the row must exist (throws with the numbers)
       slot = static_cast<int32_t>(n_raw) + comp_used++;
-      const float* src = st.attn()->out_row(c);
-      std::copy(src, src + hd, sc.kv_table.data() + std::size_t(slot) * hd);
+      source[slot] = static_cast<int32_t>(c);
     }
     return slot;
   };
@@ -280,7 +281,9 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
                                  is.rows_base(), is.layout().rows.stride / sizeof(float), static_cast<int>(comp_rows),
                                  sc.n_visible.data(), top_k, idx_top, top_stride, sc.n_selected.data(), idx_scores.data,
                                  idx_scores.stride, sc.q_fp4.data(), nullptr, 0, ih, id, n});
+#ifndef ORDO_MUTANT_NO_INDEXER_SYNC  // mutation-check targets only: the lists built before the indexer ran
     ex.sync();  // the gather lists read n_selected and idx_top
+#endif
   }
   int max_listed = 0;
   for (int i = 0; i < n; ++i) {
@@ -302,6 +305,10 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     sc.n_listed[i] = k;
     max_listed = std::max(max_listed, k);
   }
+  compressor_state* const comp = st.attn();
+  ex.fill(kv_table_fill{sc.kv_table.data(), std::size_t(hd), st.raw_base(), raw.stride / sizeof(uint16_t),
+                        comp ? comp->rows_base() : nullptr, comp ? comp->layout().rows.stride / sizeof(float) : 0, source,
+                        static_cast<int>(n_raw + comp_used), hd});
   const f32_rows heads = f32_of(ws, stage::heads);
   // The split schedule (chunks in parallel, the whole schedule's bits) keeps its per-chunk slots
   // in attn_split, read densely from row 0: the stage must hold the entry's count for n rows.

@@ -54,8 +54,9 @@ struct step_scratch {
   memory_arena arena;                // every array below is a span of it
   std::span<float> cos_sin;          // [rows][n_rot]: each row's position (A12, C8, O1)
   std::span<float> emit_cos_sin;     // [n_rot]: a window start (H4, C11, C12)
-  std::span<float> kv_table;         // [kv_rows][head_dim]: raw rows (f16 → f32, exact) then compressed rows
+  std::span<float> kv_table;         // [kv_rows][head_dim]: raw rows (f16 → f32, exact) then listed compressed rows
   uint64_t kv_rows = 0;
+  std::span<int32_t> table_source;   // [kv_rows]: each table row's state row (kv_table_fill.hpp)
   std::span<int32_t> gather;         // [rows][gather_stride]: each row's attention list
   uint64_t gather_stride = 0;
   std::span<int32_t> n_listed;       // [rows]

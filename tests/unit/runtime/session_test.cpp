@@ -99,7 +99,8 @@ TEST(session, short_prompt_in_chunks_is_bit_identical_to_token_at_a_time) {
 // sync point of the step, not at once): a 40-token prompt at chunks 5 and 16, then decodes, give
 // the CPU executor's logits and state bytes, so every host loop of layer_step and the session
 // syncs before it reads an entry's output or rewrites a queued entry's input. The mutation target
-// runtime_session_mutant_no_kv_table_sync (the KV table gathered without its sync) fails it.
+// runtime_session_mutant_no_indexer_sync (the attention lists built without the sync after the
+// indexer) fails it.
 TEST(session, deferred_entries_give_the_cpu_bits) {
   const model_weights& w = tiny();
   const auto prompt = prompt_tokens(40, w.hparams().n_vocab);

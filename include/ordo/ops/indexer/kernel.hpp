@@ -122,16 +122,21 @@ ORDO_DEVICE ORDO_FORCEINLINE void select_survivors_row(const problem& p, int i, 
   if (lane == 0) p.n_selected[i] = write_at_or_before(scores, list, m, kth, p.selected + std::size_t(i) * p.sel_stride);
 }
 
+/// The sum of v over lanes 0..lane of the logical warp (integers: exact in any order).
+ORDO_DEVICE ORDO_FORCEINLINE int warp_inclusive_sum(int v, int lane) {
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const int from = gpu::shfl_i32(v, lane >= offset ? lane - offset : lane);
+    if (lane >= offset) v += from;
+  }
+  return v;
+}
+
 /// The exclusive prefix sum of v over the CTA's threads (every thread calls it), and the total;
 /// `totals` alternate by chunk so one barrier per chunk suffices.
 ORDO_DEVICE ORDO_FORCEINLINE int block_exclusive_sum(int v, int* totals, int& total) {
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  int inclusive = v;
-#pragma unroll
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const int from = gpu::shfl_i32(inclusive, lane >= offset ? lane - offset : lane);
-    if (lane >= offset) inclusive += from;
-  }
+  const int inclusive = warp_inclusive_sum(v, lane);
   if (lane == 31) totals[warp] = inclusive;
   __syncthreads();
   int before = 0;
@@ -142,6 +147,25 @@ ORDO_DEVICE ORDO_FORCEINLINE int block_exclusive_sum(int v, int* totals, int& to
     total += totals[w];
   }
   return before + inclusive - v;
+}
+
+/// Radix: one pass's descent by warp 0 (lanes = threadIdx.x 0..31): lane l sums digits
+/// 255−8l … 248−8l, a prefix sum over the lanes finds the one lane whose digits hold what is still
+/// needed, and that lane walks its 8 digits as radix_descend walks all 256 (the same digit).
+ORDO_DEVICE ORDO_FORCEINLINE void radix_descend_warp(radix_shared& sh, radix_threshold t, int pass, int lane) {
+  constexpr int per_lane = radix_buckets / 32;
+  static_assert(per_lane * 32 == radix_buckets);
+  const int hi = radix_buckets - 1 - per_lane * lane, lo = hi - (per_lane - 1);
+  int group = 0;
+#pragma unroll
+  for (int d = hi; d >= lo; --d) group += sh.hist[d];
+  const int inclusive = warp_inclusive_sum(group, lane);
+  const int before = inclusive - group;
+  if (before < t.need && t.need <= inclusive) {
+    t.need -= before;
+    radix_narrow(sh.hist, t, pass, radix_walk(sh.hist, t.need, hi, lo));
+    sh.found = t;
+  }
 }
 
 /// Radix: the CTA selects row i (every thread calls it; every loop and barrier is uniform).
@@ -166,10 +190,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void select_radix_row(const problem& p, int i, radi
       if (radix_in_bucket(key, t)) atomicAdd(&sh.hist[radix_digit(key, pass)], 1);  // integer: any order
     }
     __syncthreads();
-    if (tid == 0) {
-      radix_descend(sh.hist, t, pass);
-      sh.found = t;
-    }
+    if (tid < 32) radix_descend_warp(sh, t, pass, tid);
     __syncthreads();
     t = sh.found;
   }

@@ -64,15 +64,27 @@ ORDO_HD ORDO_FORCEINLINE int radix_digit(std::uint32_t key, int pass) {
   return int((key >> radix_shift(pass)) & std::uint32_t(radix_buckets - 1));
 }
 
-/// One pass's descent: hist[d] counts the bucket's members of digit d; walking the digits from the
-/// largest, the members of larger digits are all taken, so the k-th lies in the first digit whose
-/// count reaches what is still needed.
-ORDO_HD ORDO_FORCEINLINE void radix_descend(const int* hist, radix_threshold& t, int pass) {
-  int d = radix_buckets - 1;
-  for (; d > 0 && t.need > hist[d]; --d) t.need -= hist[d];
+/// The walk of one pass's descent over digits hi, hi−1, …, lo: hist[d] counts the bucket's
+/// members of digit d; the members of larger digits are all taken, so the k-th lies in the first
+/// digit whose count reaches what is still needed (`need`, reduced by the digits walked past).
+/// Stops at lo, which the caller knows holds it.
+ORDO_HD ORDO_FORCEINLINE int radix_walk(const int* hist, int& need, int hi, int lo) {
+  int d = hi;
+  for (; d > lo && need > hist[d]; --d) need -= hist[d];
+  return d;
+}
+
+/// The descent into digit d of this pass: the bucket narrows to it.
+ORDO_HD ORDO_FORCEINLINE void radix_narrow(const int* hist, radix_threshold& t, int pass, int d) {
   t.prefix |= std::uint32_t(d) << radix_shift(pass);
   t.mask |= std::uint32_t(radix_buckets - 1) << radix_shift(pass);
   t.ties = hist[d];
+}
+
+/// One pass's descent over every digit (the CPU executor's; the GPU splits the same walk among
+/// a warp's lanes, kernel.hpp).
+ORDO_HD ORDO_FORCEINLINE void radix_descend(const int* hist, radix_threshold& t, int pass) {
+  radix_narrow(hist, t, pass, radix_walk(hist, t.need, radix_buckets - 1, 0));
 }
 
 /// How many of the first `equal_before` members equal to T (in id order) the top k takes: the

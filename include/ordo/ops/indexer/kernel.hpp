@@ -185,9 +185,18 @@ ORDO_DEVICE ORDO_FORCEINLINE void select_radix_row(const problem& p, int i, radi
     for (int b = tid; b < radix_buckets; b += threads) sh.hist[b] = 0;
     __syncthreads();
 #pragma unroll 1
-    for (int c = tid; c < n; c += threads) {
-      const std::uint32_t key = rank_key(scores[c]);
-      if (radix_in_bucket(key, t)) atomicAdd(&sh.hist[radix_digit(key, pass)], 1);  // integer: any order
+    for (int base = 0; base < n; base += threads * radix_items) {
+      // The items' loads first (each load's latency is not waited for one at a time), coalesced.
+      std::uint32_t keys[radix_items];
+#pragma unroll
+      for (int j = 0; j < radix_items; ++j) {
+        const int c = base + j * threads + tid;
+        keys[j] = c < n ? rank_key(scores[c]) : 0u;
+      }
+#pragma unroll
+      for (int j = 0; j < radix_items; ++j)
+        if (base + j * threads + tid < n && radix_in_bucket(keys[j], t))
+          atomicAdd(&sh.hist[radix_digit(keys[j], pass)], 1);  // integer counts: any order
     }
     __syncthreads();
     if (tid < 32) radix_descend_warp(sh, t, pass, tid);

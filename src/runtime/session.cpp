@@ -172,22 +172,38 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
       for (std::size_t a = 1; a < h.hc_count; ++a) std::memcpy(row + a * D, row, D * sizeof(float));
     }
     // Layer-major: the whole chunk through layer il, in groups of ≤ tier rows, then layer il + 1.
+    // A chunk of one group (decode, a verify span, a short chunk) without an observer keeps its HC
+    // rows in the workspace from layer to layer (layer_step reads and writes stage::hc in place):
+    // the copies in and out of every layer are identities, and on the GPU each moved managed
+    // pages both ways and cost a synchronize.
+    float* const hc = m.ws.row_as<float>(stage::hc, 0);
+    const bool resident = len <= std::size_t(tier) && !m.observer;
+    const auto rows_in = [&](std::size_t g0, int n) {
+      for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
+      // The token ids where every executor's router reads them (the hash router's kernel).
+      std::copy_n(tokens.data() + c0 + g0, n, m.scratch.tokens.data());
+    };
+    const auto rows_out = [&](std::size_t g0, int n) {
+      for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
+    };
+    if (resident) rows_in(0, static_cast<int>(len));
     for (uint32_t il = 0; il < h.n_layer; ++il) {
       const block_binding b{&h, &plan.layers[il], &m.kernel_weights->layer(il), &m.vectors[il]};
       for (std::size_t g0 = 0; g0 < len; g0 += tier) {
         const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
-        float* hc = m.ws.row_as<float>(stage::hc, 0);
-        for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
-        // The token ids where every executor's router reads them (the hash router's kernel).
-        std::copy_n(tokens.data() + c0 + g0, n, m.scratch.tokens.data());
+        if (!resident) rows_in(g0, n);
         if (m.observer) m.hc_in.assign(hc, hc + std::size_t(n) * ws_stride);
         m.with_executor([&](const auto& ex) {
           layer_step(plan, ex, m.ws, m.scratch, m.state.layer(il), b, step_rows{n, first + int64_t(g0), m.scratch.tokens.data()});
-          ex.sync();  // the host reads the HC rows (and the observer the workspace) next
+          if (!resident) ex.sync();  // the host reads the HC rows (and the observer the workspace) next
         });
         if (m.observer) m.observer(il, first + int64_t(g0), n, m.hc_in.data(), hc, ws_stride, m.ws);
-        for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
+        if (!resident) rows_out(g0, n);
       }
+    }
+    if (resident) {
+      m.with_executor([](const auto& ex) { ex.sync(); });  // the host reads the last layer's HC rows next
+      rows_out(0, static_cast<int>(len));
     }
     if (out) out->hidden.insert(out->hidden.end(), m.hc_rows.begin(), m.hc_rows.begin() + std::ptrdiff_t(len * HC));
     if (out && out->every_logits) {
@@ -196,7 +212,6 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
       const std::size_t lg_stride = m.ws.stride(stage::logits) / sizeof(float);
       for (std::size_t g0 = 0; g0 < len; g0 += tier) {
         const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
-        float* hc = m.ws.row_as<float>(stage::hc, 0);
         for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
         m.with_executor([&](const auto& ex) {
           head_step(plan, ex, m.ws, b, n);
@@ -210,7 +225,7 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
     }
     if (c0 + len == tokens.size()) {
       // The head of the chunk's last row only (a prefill needs the last logits).
-      std::memcpy(m.ws.row_as<float>(stage::hc, 0), m.hc_rows.data() + (len - 1) * HC, HC * sizeof(float));
+      std::memcpy(hc, m.hc_rows.data() + (len - 1) * HC, HC * sizeof(float));
       const block_binding b{&h, &plan.head, &m.kernel_weights->globals(), &m.head_vectors};
       m.with_executor([&](const auto& ex) {
         head_step(plan, ex, m.ws, b, 1);

@@ -139,7 +139,7 @@ void resolve_indexer(family_entries& f, int tier) {
   f.indexer = &registry::find_axes<ops::indexer::op>(tier_name(tier), ops::indexer::op::shipped_order::name, "radix");
 }
 void resolve_attention(family_entries& f, int tier) {
-  f.attention = &registry::find_axes<ops::attention::op>(tier_name(tier), "kv64", "general", "whole");
+  f.attention = &registry::find_axes<ops::attention::op>(tier_name(tier), "kv64", "general", "split");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Stage sizes of the step workspace (include/ordo/runtime/workspace.hpp).
 #include "ordo/runtime/workspace.hpp"
 
+#include "ordo/ops/attention/problem.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -12,7 +14,7 @@ constexpr std::array<std::string_view, stage_count> names = {
     "hc",           "hc_next",      "hc_flat",       "hc_mix",        "hc_split",      "x_sub",
     "x",            "x_q8",         "x_q8k",         "qr",            "qr_q8",         "q",             "kv",
     "cmp_kv",       "cmp_score",    "idx_kv",        "idx_score",     "iq",            "iw",
-    "idx_scores",   "idx_top",      "attn_scores",   "heads",         "heads_q8",      "low",
+    "idx_scores",   "idx_top",      "attn_split" ,   "heads",         "heads_q8",      "low",
     "low_q8",       "sublayer_out", "router_logits", "router_probs",  "expert_ids",    "expert_weights",
     "mid",          "mid_q8",       "logits"};
 // One name per stage, in enum order: a missing name would leave the last one empty.
@@ -59,7 +61,10 @@ workspace_layout plan_workspace(const model::ds4_hparams& h, uint32_t ctx, uint3
   set(s::iw, h.indexer_heads, f32);
   set(s::idx_scores, any4 ? ctx / 4 : 0, f32);
   set(s::idx_top, any4 ? h.indexer_top_k : 0, 4);
-  set(s::attn_scores, uint64_t{h.n_head} * visible, f32);
+  // The split attention schedule's slots: per head and chunk of the kv64 Order (step_plan's
+  // entry; layer_step checks the entry's own count against this), the chunk max, den_c, acc_c.
+  constexpr uint64_t attention_chunk = ops::attention::kv_chunked<64>::chunk;
+  set(s::attn_split, uint64_t{h.n_head} * ((visible + attention_chunk - 1) / attention_chunk) * (2ull + h.head_dim), f32);
   set(s::heads, h.q_dim(), f32);
   set(s::heads_q8, h.q_dim(), act);
   set(s::low, uint64_t{h.o_groups} * h.o_lora_rank, f32);

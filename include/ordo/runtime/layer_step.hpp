@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
@@ -250,10 +251,21 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   auto n_comp = [&](int64_t p) -> int64_t { return ratio ? (p + 1) / ratio : 0; };
   const int64_t comp_rows = n_comp(raw_hi - 1);
   if (uint64_t(n_raw + comp_rows) > sc.kv_rows) throw std::logic_error("layer_step: the KV table scratch is too small");
-  for (int64_t c = 0; c < comp_rows; ++c) {
-    const float* src = st.attn()->out_row(c);
-    std::copy(src, src + hd, sc.kv_table.data() + std::size_t(n_raw + c) * hd);
-  }
+  // Compressed rows enter the table only when a list names them, at the next free slot after
+  // the raw rows (a ratio-4 layer's top-k lists name <= top_k of its ctx/4 rows: copying them all
+  // cost O(context) host work per layer). A list's order is unchanged, so attention sees the same
+  // rows in the same order: the slot numbers are not part of the arithmetic.
+  std::vector<int32_t> slot_of(std::size_t(comp_rows), -1);
+  int32_t comp_used = 0;
+  auto table_slot = [&](int64_t c) {
+    int32_t& slot = slot_of[std::size_t(c)];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(n_raw) + comp_used++;
+      const float* src = st.attn()->out_row(c);
+      std::copy(src, src + hd, sc.kv_table.data() + std::size_t(slot) * hd);
+    }
+    return slot;
+  };
   const int top_k = static_cast<int>(h.indexer_top_k);
   bool any_selects = false;
   for (int i = 0; i < n; ++i) any_selects |= ratio == 4 && n_comp(f0 + i) > top_k;
@@ -283,19 +295,25 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     for (int64_t r = std::max<int64_t>(0, p - window + 1); r <= newest; ++r) list[k++] = static_cast<int32_t>(r - raw_lo);
     const int64_t nc = n_comp(p);
     if (ratio == 4 && nc > top_k) {
-      for (int j = 0; j < sc.n_selected[i]; ++j) list[k++] = static_cast<int32_t>(n_raw + idx_top[std::size_t(i) * top_stride + j]);
+      for (int j = 0; j < sc.n_selected[i]; ++j) list[k++] = table_slot(idx_top[std::size_t(i) * top_stride + j]);
     } else {
-      for (int64_t c = 0; c < nc; ++c) list[k++] = static_cast<int32_t>(n_raw + c);
+      for (int64_t c = 0; c < nc; ++c) list[k++] = table_slot(c);
     }
     sc.n_listed[i] = k;
     max_listed = std::max(max_listed, k);
   }
   const f32_rows heads = f32_of(ws, stage::heads);
-  ex.run(*fam.attention, ops::attention::problem{q.data, q.stride, sc.kv_table.data(), std::size_t(hd),
-                                                static_cast<int>(n_raw + comp_rows), sc.gather.data(), sc.gather_stride,
-                                                sc.n_listed.data(), max_listed, vec(ds4_role::attn_sinks),
-                                                static_cast<float>(1.0 / std::sqrt(double(hd))), heads.data, heads.stride,
-                                                nullptr, nh, hd, n});                           // W1 / H5 / C15
+  // The split schedule (chunks in parallel, the whole schedule's bits) keeps its per-chunk slots
+  // in attn_split, read densely from row 0: the stage must hold the entry's count for n rows.
+  float* const attn_slots = ws.row_as<float>(stage::attn_split, 0);
+  const ops::attention::problem attn{q.data, q.stride, sc.kv_table.data(), std::size_t(hd),
+                                     static_cast<int>(n_raw + comp_used), sc.gather.data(), sc.gather_stride,
+                                     sc.n_listed.data(), max_listed, vec(ds4_role::attn_sinks),
+                                     static_cast<float>(1.0 / std::sqrt(double(hd))), heads.data, heads.stride,
+                                     attn_slots, nh, hd, n};
+  if (fam.attention->info.workspace(attn) * sizeof(float) > std::size_t(n) * ws.stride(stage::attn_split))
+    throw std::logic_error("layer_step: the attn_split workspace stage is smaller than the attention entry's slots");
+  ex.run(*fam.attention, attn);                                                                 // W1 / H5 / C15
 
   // ---- 4. output of the attention sublayer -----------------------------------------------------
   ex.run(*fam.rope_inverse, ops::rope::problem{heads.data, heads.stride, sc.cos_sin.data(), std::size_t(n_rot), nh, hd, n_rot, n});  // O1

@@ -30,13 +30,29 @@ ORDO_HD ORDO_FORCEINLINE const float* listed_row(const problem& p, int i, int j)
   return p.kv + std::size_t(at) * p.kv_stride;
 }
 
+/// Dims a lane loads before it starts their fmaf chain (a whole DS4 head of 512 under ls32):
+/// the loads of a dot are in flight together instead of one memory round trip per dim.
+inline constexpr int dot_batch = 16;
+
 /// One lane's partial q·row under the Order's dot order: its dims in ascending order, fmaf from +0.
+/// Where the values are loaded is free; the fmaf chain is the one-dim-at-a-time sequence.
 template <class Order>
 ORDO_HD ORDO_FORCEINLINE float lane_dot(const float* q, const float* row, int n, int lane) {
   const order::lane_range r = Order::dot_order::range(lane, n, 0, n);
   float acc = 0.0f;
 #pragma unroll 1
-  for (int d = r.begin; d < r.end; d += r.step) acc = fmaf(q[d], row[d], acc);
+  for (int d0 = r.begin; d0 < r.end; d0 += dot_batch * r.step) {
+    float a[dot_batch], b[dot_batch];
+#pragma unroll
+    for (int u = 0; u < dot_batch; ++u) {
+      const int d = d0 + u * r.step;
+      a[u] = d < r.end ? q[d] : 0.0f;
+      b[u] = d < r.end ? row[d] : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < dot_batch; ++u)
+      if (d0 + u * r.step < r.end) acc = fmaf(a[u], b[u], acc);
+  }
   return acc;
 }
 
@@ -68,17 +84,38 @@ ORDO_HD ORDO_FORCEINLINE int row_chunks(const problem& p, int i) {
   return (p.n_listed[i] + Order::chunk - 1) / Order::chunk;
 }
 
+/// Entries a chunk walk takes at a time: their list slots and rows are fetched and their logits
+/// computed together (`logits_of(q, rows, z)`: z[u] for every non-null rows[u], each z the
+/// one-entry value), then the group's entries are taken one by one in list order — the max,
+/// den and acc sequences are the one-entry walk's.
+inline constexpr int walk_group = 4;
+
+/// The rows of list entries [j0, j0 + walk_group) of row i (nullptr: past `end` or invisible).
+template <visibility V>
+ORDO_HD ORDO_FORCEINLINE void group_rows(const problem& p, int i, int j0, int end, const float* (&rows)[walk_group]) {
+#pragma unroll
+  for (int u = 0; u < walk_group; ++u) rows[u] = j0 + u < end ? listed_row<V>(p, i, j0 + u) : nullptr;
+}
+
 /// The max logit of chunk c's visible entries (−inf when it has none).
 #if defined(ORDO_GPU_CUDA)
 #pragma nv_exec_check_disable  // the CPU executor passes host callables; the kernels device ones
 #endif
-template <class Order, visibility V, class Logit>
-ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, Logit&& logit_of) {
+template <class Order, visibility V, class Logits>
+ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, Logits&& logits_of) {
   const float* q = query_head(p, i, h);
   float m = minus_infinity();
+  const int end = chunk_end<Order>(p, i, c);
 #pragma unroll 1
-  for (int j = chunk_begin<Order>(c); j < chunk_end<Order>(p, i, c); ++j)
-    if (const float* row = listed_row<V>(p, i, j)) m = larger(m, logit_of(q, row));
+  for (int j0 = chunk_begin<Order>(c); j0 < end; j0 += walk_group) {
+    const float* rows[walk_group];
+    float z[walk_group];
+    group_rows<V>(p, i, j0, end, rows);
+    logits_of(q, rows, z);
+#pragma unroll
+    for (int u = 0; u < walk_group; ++u)
+      if (rows[u]) m = larger(m, z[u]);
+  }
   return m;
 }
 
@@ -87,17 +124,25 @@ ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, 
 #if defined(ORDO_GPU_CUDA)
 #pragma nv_exec_check_disable  // the CPU executor passes host callables; the kernels device ones
 #endif
-template <class Order, visibility V, class Logit, class Accumulate>
-ORDO_HD ORDO_FORCEINLINE float chunk_sums(const problem& p, int i, int h, int c, float m, Logit&& logit_of,
+template <class Order, visibility V, class Logits, class Accumulate>
+ORDO_HD ORDO_FORCEINLINE float chunk_sums(const problem& p, int i, int h, int c, float m, Logits&& logits_of,
                                           Accumulate&& accumulate) {
   const float* q = query_head(p, i, h);
   float den = 0.0f;
+  const int end = chunk_end<Order>(p, i, c);
 #pragma unroll 1
-  for (int j = chunk_begin<Order>(c); j < chunk_end<Order>(p, i, c); ++j) {
-    if (const float* row = listed_row<V>(p, i, j)) {
-      const float e = weight_of(logit_of(q, row), m);
-      den = den + e;
-      accumulate(e, row);
+  for (int j0 = chunk_begin<Order>(c); j0 < end; j0 += walk_group) {
+    const float* rows[walk_group];
+    float z[walk_group];
+    group_rows<V>(p, i, j0, end, rows);
+    logits_of(q, rows, z);
+#pragma unroll
+    for (int u = 0; u < walk_group; ++u) {
+      if (rows[u]) {
+        const float e = weight_of(z[u], m);
+        den = den + e;
+        accumulate(e, rows[u]);
+      }
     }
   }
   return den;

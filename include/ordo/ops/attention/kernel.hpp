@@ -26,14 +26,17 @@
 
 namespace ordo::ops::attention {
 
-/// z_j on the host: the 32 lanes' partial dots, the butterfly, ×τ.
+/// z_j on the host, for each entry of a walk group: the 32 lanes' partial dots, the butterfly, ×τ.
 template <class Order>
 struct host_logit {
   const problem& p;
-  float operator()(const float* q, const float* row) const {
-    order::host_lanes partial{};
-    for (int lane = 0; lane < order::lanes; ++lane) partial.v[lane] = lane_dot<Order>(q, row, p.head_dim, lane);
-    return logit(order::combine<typename Order::dot_order>(partial), p.scale);
+  void operator()(const float* q, const float* const (&rows)[walk_group], float (&z)[walk_group]) const {
+    for (int u = 0; u < walk_group; ++u) {
+      if (!rows[u]) continue;
+      order::host_lanes partial{};
+      for (int lane = 0; lane < order::lanes; ++lane) partial.v[lane] = lane_dot<Order>(q, rows[u], p.head_dim, lane);
+      z[u] = logit(order::combine<typename Order::dot_order>(partial), p.scale);
+    }
   }
 };
 
@@ -126,14 +129,23 @@ struct kernel {
   }
 
 #if defined(ORDO_DEVICE_PASS)
-  /// z_j on the device: this lane's partial dot, the Order's butterfly, ×τ.
+  /// z_j on the device for each entry of a walk group: this lane's partial dots (an absent
+  /// entry dots q with itself so every load is unconditional and the group's loads overlap; its
+  /// value is dropped), then the Order's butterfly per entry, ×τ. The entries' presence is the
+  /// same on every lane, so the shuffles stay full-warp.
   struct warp_logit {
     const problem& p;
     int lane;
-    ORDO_DEVICE float operator()(const float* q, const float* row) const {
-      order::warp_lanes v{lane_dot<Order>(q, row, p.head_dim, lane)};
-      order::combine<typename Order::dot_order>(v);
-      return logit(v.v, p.scale);
+    ORDO_DEVICE void operator()(const float* q, const float* const (&rows)[walk_group], float (&z)[walk_group]) const {
+      float part[walk_group];
+#pragma unroll
+      for (int u = 0; u < walk_group; ++u) part[u] = lane_dot<Order>(q, rows[u] ? rows[u] : q, p.head_dim, lane);
+#pragma unroll
+      for (int u = 0; u < walk_group; ++u) {
+        order::warp_lanes v{part[u]};
+        order::combine<typename Order::dot_order>(v);
+        z[u] = logit(v.v, p.scale);
+      }
     }
   };
 

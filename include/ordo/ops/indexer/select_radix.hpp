@@ -14,6 +14,7 @@
 /// a CTA's integer shared-memory atomics and the slots with a block prefix sum (kernel.hpp), the CPU
 /// executor with plain loops (select_radix below); integer counts are exact in any order.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -136,7 +136,7 @@ void resolve_compressor(family_entries& f, int tier, std::string_view order, boo
   if (ratio4_layers) f.emit_indexer = &registry::find_axes<emit_op>("ratio4", order, "indexer");
 }
 void resolve_indexer(family_entries& f, int tier) {
-  f.indexer = &registry::find_axes<ops::indexer::op>(tier_name(tier), ops::indexer::op::shipped_order::name, "flat");
+  f.indexer = &registry::find_axes<ops::indexer::op>(tier_name(tier), ops::indexer::op::shipped_order::name, "radix");
 }
 void resolve_attention(family_entries& f, int tier) {
   f.attention = &registry::find_axes<ops::attention::op>(tier_name(tier), "kv64", "general", "split");

@@ -19,12 +19,15 @@ struct score_order {
   static constexpr std::string_view name = DotOrder::name;
 };
 
-/// How the top-k is found: flat rounds over every visible key, or hierarchical (each block's
-/// survivors first; select.hpp shows it is the same selection).
-enum class selector { flat, hierarchical };
+/// How the top-k is found: flat rounds over every visible key, hierarchical (each block's
+/// survivors first; select.hpp shows it is the same selection), or radix (histograms of the
+/// scores' rank keys find the k-th, a CTA per row; select_radix.hpp: the same selection again).
+enum class selector { flat, hierarchical, radix };
 
 /// The selector's name trait (spec/axis_name.hpp finds it by ADL).
-constexpr std::string_view ordo_name(selector s) { return s == selector::flat ? "flat" : "hier"; }
+constexpr std::string_view ordo_name(selector s) {
+  return s == selector::flat ? "flat" : s == selector::hierarchical ? "hier" : "radix";
+}
 
 /// Keys per block of the hierarchical selector (a fixed part of the selector, not of the data).
 inline constexpr int hierarchical_block = 1024;

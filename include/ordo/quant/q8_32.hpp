@@ -30,19 +30,25 @@ struct q8_32 {
   };
   static_assert(sizeof(block) == block_bytes);
 
+  /// The 32 inputs are read into registers first: the reads are in flight together, and none
+  /// waits behind a store to `out` (which the compiler must assume may alias x).
   static ORDO_HD void quantize(const float* x, block& out) {
+    float v[block_elems];
+    for (int i = 0; i < block_elems; ++i) v[i] = x[i];
     float amax = 0.0f;
     for (int i = 0; i < block_elems; ++i) {
-      const float a = x[i] < 0.0f ? -x[i] : x[i];
+      const float a = v[i] < 0.0f ? -v[i] : v[i];
       amax = a > amax ? a : amax;
     }
-    out.d = amax / 127.0f;
     const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    std::int8_t q8[block_elems];
     for (int i = 0; i < block_elems; ++i) {
-      int q = code_even(x[i] * id);
+      int q = code_even(v[i] * id);
       q = q > 127 ? 127 : (q < -127 ? -127 : q);
-      out.qs[i] = static_cast<std::int8_t>(q);
+      q8[i] = static_cast<std::int8_t>(q);
     }
+    out.d = amax / 127.0f;
+    for (int i = 0; i < block_elems; ++i) out.qs[i] = q8[i];
   }
   static ORDO_HD void dequant(const block& b, float* out) {
     for (int i = 0; i < block_elems; ++i) out[i] = b.d * static_cast<float>(b.qs[i]);

@@ -12,6 +12,14 @@
 
 namespace ordo::ops::qmv {
 
+/// The accumulate statement of every qmv path: one dot block's term added to a row's lane value
+/// (`w` at the block's weights, `x` its activation block; global memory or staged copies).
+template <quant::quant_format F>
+ORDO_HD ORDO_FORCEINLINE void accumulate_block(float& acc, const typename F::block* w,
+                                               const typename F::activation::block& x) {
+  acc = acc + F::dot_block(w, x);
+}
+
 /// One lane's accumulation over the blocks [w0, w1) of a reduction of nb dot blocks. `window`
 /// points at the weight bytes of block w0 (global memory, or a shared-memory copy of them).
 /// The lane adds, in ascending order of its blocks, `acc[i] = acc[i] + term` for every live row i.
@@ -27,7 +35,7 @@ ORDO_HD ORDO_FORCEINLINE void accumulate_window(const std::byte* window, int w0,
     for (int i = 0; i < R; ++i) {
       if (i < p.rows) {
         const auto* x = reinterpret_cast<const act_block*>(p.acts + std::size_t(i) * p.act_row_bytes) + b;
-        acc[i] = acc[i] + F::dot_block(w, *x);
+        accumulate_block<F>(acc[i], w, *x);
       }
     }
   }

@@ -5,7 +5,9 @@
 /// window of that row's blocks into shared memory with the widest aligned loads it can (16 B),
 /// then every lane runs accumulate_window and the warp combines with order::combine. The window
 /// size is a Policy choice that cannot change bits: a window is a whole number of 32-block groups
-/// and each lane still visits its own blocks in ascending order.
+/// and each lane still visits its own blocks in ascending order. K-quant formats take the
+/// chunk-cooperative arrangement and float formats the padded float window (float_window.hpp),
+/// both the same bits.
 /// CPU: one work item per weight row; lane l runs accumulate_window over the whole row from
 /// global memory, then the row's 32 lane values are combined by the same order::combine.
 #pragma once
@@ -13,6 +15,7 @@
 #include <cstdint>
 
 #include "ordo/ops/qmv/body.hpp"
+#include "ordo/ops/qmv/float_window.hpp"
 #if defined(ORDO_GPU)
 #include <type_traits>
 
@@ -58,7 +61,13 @@ struct kernel {
 
   // ---- GPU entry: a CTA of Policy::warps warps, one weight row per warp at a time
   static constexpr int threads = Policy::warps * 32;
-  static constexpr std::size_t shared_bytes = std::size_t(Policy::warps) * window_stage_bytes<F, Policy>;
+  static constexpr std::size_t generic_shared_bytes = std::size_t(Policy::warps) * window_stage_bytes<F, Policy>;
+  static constexpr std::size_t shared_bytes = [] {
+    if constexpr (float_window::applies<F>)
+      return float_window::shared_bytes<F, Policy> > generic_shared_bytes ? float_window::shared_bytes<F, Policy>
+                                                                          : generic_shared_bytes;
+    return generic_shared_bytes;
+  }();
   static unsigned grid(const problem& p) { return unsigned((p.n_out + Policy::warps - 1) / Policy::warps); }
 
 #if defined(ORDO_GPU)
@@ -82,6 +91,11 @@ struct kernel {
       // K-quant blocks: the chunk-cooperative arrangement (same bits); the window path below
       // remains for rows it cannot read with 32-bit loads.
       if (int_chunk_cooperative::aligned(p)) return int_chunk_cooperative::run_cta<F, R, Order>(p, warps);
+    }
+    if constexpr (float_window::applies<F>) {
+      // Float weights: padded, conflict-free staging of weights and activations (same bits); the
+      // window path below remains for rows it cannot read as 32-bit words.
+      if (float_window::aligned(p)) return float_window::run_cta<F, R, Order, Policy>(p, shared);
     }
     constexpr int wb = window_blocks<F, Policy>;
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;

@@ -23,34 +23,63 @@ struct candidate {
   int id;
 };
 
-/// The selection key of expert e of row i: p_e + bias_e (p_e alone without a bias).
-ORDO_HD ORDO_FORCEINLINE float selection_key(const problem& p, int i, int e) {
-  const float s = score(p.logits[std::size_t(i) * p.logit_stride + std::size_t(e)]);
-  return p.bias ? s + p.bias[e] : s;
+/// The selection key of an expert from its logit and bias: p_e + bias_e (p_e alone without a bias).
+ORDO_HD ORDO_FORCEINLINE float key_of(const problem& p, float logit, float bias) {
+  const float s = score(logit);
+  return p.bias ? s + bias : s;
 }
+
+/// The selection key of expert e of row i.
+ORDO_HD ORDO_FORCEINLINE float selection_key(const problem& p, int i, int e) {
+  return key_of(p, p.logits[std::size_t(i) * p.logit_stride + std::size_t(e)], p.bias ? p.bias[e] : 0.0f);
+}
+
+/// Experts whose logits (and biases) one lane loads before it ranks any of them: the loads are
+/// in flight together; the ranking then runs over them in ascending expert order.
+inline constexpr int key_batch = 8;
 
 /// Lane l's best expert among its own (l, l+32, …) that is not among chosen[0..n_chosen).
 ORDO_HD ORDO_FORCEINLINE candidate lane_best(const problem& p, int i, int lane, const int* chosen, int n_chosen) {
   candidate best{0.0f, -1};
+  const float* logits = p.logits + std::size_t(i) * p.logit_stride;
 #pragma unroll 1
-  for (int e = lane; e < p.n_expert; e += 32) {
-    bool taken = false;
-    for (int c = 0; c < n_chosen; ++c) taken = taken || chosen[c] == e;
-    const candidate mine{selection_key(p, i, e), e};
-    if (!taken && ranks_before(mine, best)) best = mine;
+  for (int e0 = lane; e0 < p.n_expert; e0 += 32 * key_batch) {
+    float logit[key_batch], bias[key_batch];
+#pragma unroll
+    for (int u = 0; u < key_batch; ++u) {
+      const int e = e0 + 32 * u;
+      logit[u] = e < p.n_expert ? logits[e] : 0.0f;
+      bias[u] = p.bias && e < p.n_expert ? p.bias[e] : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < key_batch; ++u) {
+      const int e = e0 + 32 * u;
+      if (e < p.n_expert) {
+        bool taken = false;
+        for (int c = 0; c < n_chosen; ++c) taken = taken || chosen[c] == e;
+        const candidate mine{key_of(p, logit[u], bias[u]), e};
+        if (!taken && ranks_before(mine, best)) best = mine;
+      }
+    }
   }
   return best;
 }
 
-/// Writes row i's weights for its chosen experts (already in p.experts, output order).
+/// Writes row i's weights for its chosen experts (already in p.experts, output order). The ids
+/// and then their logits are read before anything is written (a store to the weights could
+/// alias them for all the compiler knows), so the reads are in flight together.
 ORDO_HD ORDO_FORCEINLINE void write_weights(const problem& p, int i) {
   const std::int32_t* ex = p.experts + std::size_t(i) * p.out_stride;
   const float* logits = p.logits + std::size_t(i) * p.logit_stride;
-  float sum = score(logits[ex[0]]);
-  for (int k = 1; k < p.n_used; ++k) sum = sum + score(logits[ex[k]]);
+  int id[max_used];
+  float s[max_used];
+  for (int k = 0; k < max_used; ++k) id[k] = k < p.n_used ? ex[k] : 0;
+  for (int k = 0; k < max_used; ++k) s[k] = k < p.n_used ? score(logits[id[k]]) : 0.0f;
+  float sum = s[0];
+  for (int k = 1; k < p.n_used; ++k) sum = sum + s[k];
   sum = sum < p.sum_floor ? p.sum_floor : sum;
   float* w = p.weights + std::size_t(i) * p.out_stride;
-  for (int k = 0; k < p.n_used; ++k) w[k] = score(logits[ex[k]]) / sum * p.scale;
+  for (int k = 0; k < p.n_used; ++k) w[k] = s[k] / sum * p.scale;
 }
 
 /// Hash selection: the token's row of tid2eid, in the table's order.

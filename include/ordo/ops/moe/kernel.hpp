@@ -18,8 +18,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ordo/ops/moe/body.hpp"
+#include "ordo/ops/moe/quantize_warp.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/order/combine.hpp"
 
@@ -290,8 +292,8 @@ struct kernel {
   }
 
   /// gate_up pass 1 for unit u, chunk c: each pair's chunk of mid (written by pass 0) staged in the
-  /// warp's shared memory, quantized there by A::quantize (one lane per block, as quantize_chunk),
-  /// and its blocks copied to mid_act. Warps take pairs in rounds (the barriers are uniform).
+  /// warp's shared memory, quantized there (q8_k: the warp per block, quantize_warp.hpp; others:
+  /// A::quantize, one lane per block, as quantize_chunk), and its blocks copied to mid_act. Warps take pairs in rounds (the barriers are uniform).
   template <class A>
   ORDO_DEVICE static void quantize_pairs_device(const problem& p, const unit_list<R>& ul, int u, int c,
                                                 std::byte* stage_mem) {
@@ -311,8 +313,13 @@ struct kernel {
         for (int e = lane; e < chunk; e += 32) xs[e] = src[e];
       }
       __syncthreads();
-      if (pair_live)
-        for (int b = lane; b < n_blocks; b += 32) A::quantize(xs + b * A::block_elems, qb[b]);
+      if constexpr (std::is_same_v<A, quant::q8_k>) {
+        if (pair_live)
+          for (int b = 0; b < n_blocks; ++b) quantize_q8_k_warp(xs + b * A::block_elems, qb[b], lane);
+      } else {
+        if (pair_live)
+          for (int b = lane; b < n_blocks; b += 32) A::quantize(xs + b * A::block_elems, qb[b]);
+      }
       __syncthreads();
       if (pair_live) {
         const auto* q = reinterpret_cast<const std::byte*>(qb);

@@ -68,6 +68,21 @@ struct unit_list {
   int pair_expert[max_pairs];   // the expert of each sorted pair
 };
 
+/// The units of n pairs already sorted in pair / pair_expert: each run of one expert is a unit.
+template <int R>
+ORDO_HD inline void scan_units(unit_list<R>& ul, int n) {
+  int u = 0;
+#pragma unroll 1
+  for (int j = 0; j < n; ++j)
+    if (j == 0 || ul.pair_expert[j] != ul.pair_expert[j - 1]) {
+      ul.expert[u] = ul.pair_expert[j];
+      ul.first[u] = j;
+      ++u;
+    }
+  ul.first[u] = n;
+  ul.n_units = u;
+}
+
 template <class Steps, int R>
 ORDO_HD inline void build_units(const problem& p, unit_list<R>& ul) {
   int n = 0;
@@ -88,16 +103,45 @@ ORDO_HD inline void build_units(const problem& p, unit_list<R>& ul) {
       ul.pair[j] = i * slots_per_row + k;
       ++n;
     }
-  int u = 0;
-  for (int j = 0; j < n; ++j)
-    if (j == 0 || ul.pair_expert[j] != ul.pair_expert[j - 1]) {
-      ul.expert[u] = ul.pair_expert[j];
-      ul.first[u] = j;
-      ++u;
-    }
-  ul.first[u] = n;
-  ul.n_units = u;
+  scan_units(ul, n);
 }
+
+#if defined(ORDO_DEVICE_PASS)
+/// build_units by every thread of a CTA (ul in shared memory), the same unit_list: the ids are read
+/// in parallel, and the stable insertion sort by expert becomes ranks — pair t = i · n_used + k
+/// lands at the count of valid pairs s before it in (expert, s) order, which is where the
+/// insertion sort puts it. One thread's serial walk issued its id loads one after another, a
+/// memory latency each, in every CTA. Ends with a barrier; every thread of the CTA calls it.
+template <class Steps, int R>
+ORDO_DEVICE inline void build_units_cta(const problem& p, unit_list<R>& ul) {
+  const int n_all = p.rows * p.n_used;  // <= R · max_used = unit_list<R>::max_pairs (fits)
+  int* raw = ul.expert;                 // scratch: each pair's id, −1 when out of range, until the scan
+  for (int t = int(threadIdx.x); t < n_all; t += int(blockDim.x)) {
+    const int e = Steps::expert_of(p, t / p.n_used, t % p.n_used);
+    raw[t] = e >= 0 && e < p.n_expert ? e : -1;
+  }
+  __syncthreads();
+  for (int t = int(threadIdx.x); t < n_all; t += int(blockDim.x)) {
+    const int e = raw[t];
+    if (e < 0) continue;
+    int rank = 0;
+#pragma unroll 1
+    for (int s = 0; s < n_all; ++s) {
+      const int f = raw[s];
+      rank += (f >= 0 && (f < e || (f == e && s < t))) ? 1 : 0;
+    }
+    ul.pair_expert[rank] = e;
+    ul.pair[rank] = (t / p.n_used) * slots_per_row + t % p.n_used;
+  }
+  int n = 0;
+  if (threadIdx.x == 0)
+#pragma unroll 1
+    for (int s = 0; s < n_all; ++s) n += raw[s] >= 0 ? 1 : 0;
+  __syncthreads();  // every rank is placed and thread 0 has counted before the scan overwrites raw
+  if (threadIdx.x == 0) scan_units(ul, n);
+  __syncthreads();
+}
+#endif
 
 /// Pairs of unit u (0: the shared expert, every row).
 template <int R>

@@ -1,21 +1,27 @@
 /// The moe kernel of spec (Layout, R, Order, Phase) under qmv's Policy (warps per CTA, the
 /// shared-memory window per warp), for the generic GPU entry and CPU executor.
 ///
-/// gate_up: work item / CTA = (unit, chunk of mid_chunk<L> gate/up output rows), units = every
-///   possible distinct expert (rows · n_used) plus the shared expert; a CTA past the problem's
-///   units does nothing. For each pass of ≤ R pairs, each output row's gate and up projections
-///   (one warp per weight row, qmv's window staging and combine), then mid = SwiGLU·w; after the
-///   chunk, the CTA quantizes its chunk of every pair's mid into the down activation blocks.
+/// gate_up (GPU): two dependent passes. Pass 0: CTA = (unit, slice of output rows: warps ×
+///   rows_per_warp, about one Q8_0 row's bytes per warp), units = every possible distinct expert
+///   (rows · n_used) plus the shared expert; a CTA past the problem's units does nothing. For each
+///   pass of ≤ R pairs, each output row's gate and up projections (one warp per weight row, qmv's
+///   window staging or chunk-cooperative arrangement, and combine), then mid = SwiGLU·w. Pass 1:
+///   CTA = (unit, chunk of mid_chunk<L> rows): every pair's chunk of mid quantized into the down
+///   activation blocks. Each element's arithmetic is the one-CTA-per-chunk arrangement's; only who
+///   computes it changed, so the bits did not.
 /// down: work item / CTA rows = output rows of n_embd (one warp per row, as qmv), each visiting
 ///   every unit: a pair's partial lands in its (row, slot) place, and the row's sum runs last in
 ///   steps::weighted_sum order.
-/// CPU: the same items; an item visits the 32 logical lanes itself (lanes = 1) because a pass
-/// combines before the next pass and the epilogue needs whole chunks.
+/// CPU: items (unit, chunk) for gate_up (projections and quantization), output rows for down; an
+/// item visits the 32 logical lanes itself (lanes = 1) because a pass combines before the next
+/// pass and the epilogue needs whole chunks.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ordo/ops/moe/body.hpp"
+#include "ordo/ops/moe/quantize_warp.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/order/combine.hpp"
 
@@ -149,13 +155,43 @@ struct kernel {
   static constexpr int warps = Policy::warps;
   static constexpr int threads = warps * 32;
   static constexpr std::size_t max2(std::size_t a, std::size_t b) { return a > b ? a : b; }
-  static constexpr std::size_t stage = P == phase::gate_up ? max2(stage_bytes<GU, Policy>, stage_bytes<S, Policy>)
-                                                           : max2(stage_bytes<D, Policy>, stage_bytes<S, Policy>);
-  static constexpr std::size_t units_bytes = (sizeof(unit_list<R>) + 15) / 16 * 16;
+  static constexpr std::size_t round16(std::size_t a) { return (a + 15) / 16 * 16; }
+  /// gate_up runs as two dependent passes (ops/gpu_entry.hpp; stream order is the barrier):
+  /// pass 0 projects slices of a unit's output rows, pass 1 quantizes whole chunks of mid. One CTA
+  /// per (unit, chunk) doing both left 56 CTAs for 132 SMs at one row (7 units × 8 chunks of 256),
+  /// each walking 512 weight rows: the quantization needs a whole chunk, the projections do not.
+  /// down: one pass.
+  static constexpr int phases = P == phase::gate_up ? 2 : 1;
+  /// Output rows per warp in a pass-0 slice of format F: about as many weight bytes per CTA for
+  /// every format (one Q8_0 row per warp: IQ2_XXS 4 rows, MXFP4 2, Q8_0 1), so the shared
+  /// expert's slices and the routed ones take about the same time.
+  template <class F>
+  static constexpr int rows_per_warp = (34 * F::dot_elems) / (32 * int(qmv::dot_bytes<F>)) > 1
+                                           ? (34 * F::dot_elems) / (32 * int(qmv::dot_bytes<F>))
+                                           : 1;
+  template <class F>
+  static constexpr int slice_rows = warps * rows_per_warp<F>;
+  ORDO_HD static long slices(const problem& p, int rows) { return (long(p.n_ff) + rows - 1) / rows; }
+  /// Pass 1's per-warp staging: one chunk of a pair's mid and its blocks in activation A.
+  template <class A>
+  static constexpr std::size_t quantize_stage_bytes =
+      std::size_t(chunk) * sizeof(float) + std::size_t(chunk / A::block_elems) * sizeof(typename A::block);
+  static constexpr std::size_t stage =
+      round16(P == phase::gate_up ? max2(max2(stage_bytes<GU, Policy>, stage_bytes<S, Policy>),
+                                         max2(quantize_stage_bytes<typename D::activation>,
+                                              quantize_stage_bytes<typename S::activation>))
+                                  : max2(stage_bytes<D, Policy>, stage_bytes<S, Policy>));
+  static constexpr std::size_t units_bytes = round16(sizeof(unit_list<R>));
   static constexpr std::size_t part_bytes = P == phase::down ? std::size_t(warps) * R * slots_per_row * sizeof(float) : 0;
   static constexpr std::size_t shared_bytes = units_bytes + std::size_t(warps) * stage + part_bytes;
-  static unsigned grid(const problem& p) {
-    return unsigned(P == phase::gate_up ? units_max(p) * chunks(p) : (p.n_embd + warps - 1) / warps);
+  /// gate_up pass 0: the shared expert's slices, then every possible routed unit's (a CTA past
+  /// the problem's units leaves); pass 1: (unit, chunk). down: output rows, `warps` per CTA.
+  static unsigned grid(const problem& p, int pass) {
+    if constexpr (P == phase::gate_up)
+      return unsigned(pass == 0 ? slices(p, slice_rows<S>) + (units_max(p) - 1) * slices(p, slice_rows<GU>)
+                                : units_max(p) * chunks(p));
+    else
+      return unsigned((p.n_embd + warps - 1) / warps);
   }
 
   /// Whether every weight row and activation row the projections read is 4-byte aligned (the
@@ -211,19 +247,21 @@ struct kernel {
     }
   }
 
-  template <class F, class A>
-  ORDO_DEVICE static void gate_up_unit_device(const problem& p, const unit_list<R>& ul, int u, int c, const std::byte* gate,
-                                              std::size_t gate_row_bytes, const std::byte* up, std::size_t up_row_bytes,
-                                              std::byte* stage_mem, bool coop) {
+  /// gate_up pass 0 for unit u's output rows [r0, r1): each pass of ≤ R pairs, each row's gate and
+  /// up projections (one warp per row), then mid = SwiGLU·w. Every warp walks the same loops.
+  template <class F>
+  ORDO_DEVICE static void project_rows_device(const problem& p, const unit_list<R>& ul, int u, int r0, int r1,
+                                              const std::byte* gate, std::size_t gate_row_bytes, const std::byte* up,
+                                              std::size_t up_row_bytes, std::byte* stage_mem, bool coop) {
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int nb = p.n_embd / F::dot_elems, n_pairs = unit_pair_count(ul, p, u);
     for (int j0 = 0; j0 < n_pairs; j0 += R) {
       const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
       const auto rows = pass_x_rows<typename F::activation::block, R>(ul, p, u, j0, live);
-      for (int base = c * chunk; base < (c + 1) * chunk; base += warps) {
+      for (int base = r0; base < r1; base += warps) {
         const int r = base + warp;
-        const bool row_live = r < (c + 1) * chunk;
-        const int rr = row_live ? r : c * chunk;
+        const bool row_live = r < r1;
+        const int rr = row_live ? r : r0;
         float g[R], v[R];
         project_device<F>(gate + std::size_t(rr) * gate_row_bytes, row_live, nb, live, rows, stage_mem, lane, coop, g);
         project_device<F>(up + std::size_t(rr) * up_row_bytes, row_live, nb, live, rows, stage_mem, lane, coop, v);
@@ -231,64 +269,130 @@ struct kernel {
           for (int j = 0; j < live; ++j) write_mid(p, unit_pair(ul, p, u, j0 + j), r, g[j], v[j]);
       }
     }
-    __syncthreads();  // the chunk's mid (global, written by this CTA) is complete
-    for (int j = warp; j < n_pairs; j += warps) quantize_chunk<A>(p, unit_pair(ul, p, u, j), c, lane, 32);
   }
 
-  ORDO_DEVICE static void run_cta(const problem& p, std::byte* shared) {
+  /// gate_up pass 0: this CTA's slice (the shared expert's slices first).
+  ORDO_DEVICE static void gate_up_slice_device(const problem& p, const unit_list<R>& ul, std::byte* stage_mem) {
+    const bool coop = coop_aligned(p);
+    const long b = long(blockIdx.x), shared_slices = slices(p, slice_rows<S>);
+    if (b < shared_slices) {
+      const int r0 = int(b) * slice_rows<S>, r1 = r0 + slice_rows<S> < p.n_ff ? r0 + slice_rows<S> : p.n_ff;
+      project_rows_device<S>(p, ul, 0, r0, r1, p.shared_gate.data, p.shared_gate.row_bytes, p.shared_up.data,
+                             p.shared_up.row_bytes, stage_mem, coop);
+      return;
+    }
+    const long routed_slices = slices(p, slice_rows<GU>);
+    const int u = 1 + int((b - shared_slices) / routed_slices);
+    if (u > ul.n_units) return;  // the whole CTA leaves together
+    const int r0 = int((b - shared_slices) % routed_slices) * slice_rows<GU>;
+    const int r1 = r0 + slice_rows<GU> < p.n_ff ? r0 + slice_rows<GU> : p.n_ff;
+    const std::size_t e = std::size_t(ul.expert[u - 1]);
+    project_rows_device<GU>(p, ul, u, r0, r1, p.gate.data + e * p.gate.expert_bytes, p.gate.row_bytes,
+                            p.up.data + e * p.up.expert_bytes, p.up.row_bytes, stage_mem, coop);
+  }
+
+  /// gate_up pass 1 for unit u, chunk c: each pair's chunk of mid (written by pass 0) staged in the
+  /// warp's shared memory, quantized there (q8_k: the warp per block, quantize_warp.hpp; others:
+  /// A::quantize, one lane per block, as quantize_chunk), and its blocks copied to mid_act. Warps take pairs in rounds (the barriers are uniform).
+  template <class A>
+  ORDO_DEVICE static void quantize_pairs_device(const problem& p, const unit_list<R>& ul, int u, int c,
+                                                std::byte* stage_mem) {
+    using block = typename A::block;
+    constexpr int n_blocks = chunk / A::block_elems;
+    constexpr int out_bytes = n_blocks * int(sizeof(block));
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    auto* xs = reinterpret_cast<float*>(stage_mem);                                // [chunk]
+    auto* qb = reinterpret_cast<block*>(stage_mem + std::size_t(chunk) * sizeof(float));  // [n_blocks]
+    const int n_pairs = unit_pair_count(ul, p, u);
+    for (int j0 = 0; j0 < n_pairs; j0 += warps) {
+      const int j = j0 + warp;
+      const bool pair_live = j < n_pairs;
+      const std::size_t s = pair_live ? slot_index(p, unit_pair(ul, p, u, j)) : 0;
+      if (pair_live) {
+        const float* src = p.mid + s * p.mid_stride + std::size_t(c) * chunk;
+        for (int e = lane; e < chunk; e += 32) xs[e] = src[e];
+      }
+      __syncthreads();
+      if constexpr (std::is_same_v<A, quant::q8_k>) {
+        if (pair_live)
+          for (int b = 0; b < n_blocks; ++b) quantize_q8_k_warp(xs + b * A::block_elems, qb[b], lane);
+      } else {
+        if (pair_live)
+          for (int b = lane; b < n_blocks; b += 32) A::quantize(xs + b * A::block_elems, qb[b]);
+      }
+      __syncthreads();
+      if (pair_live) {
+        const auto* q = reinterpret_cast<const std::byte*>(qb);
+        std::byte* dst = p.mid_act + s * p.mid_act_row_bytes + std::size_t(c) * std::size_t(out_bytes);
+        for (int e = lane; e < out_bytes; e += 32) dst[e] = q[e];
+      }
+      __syncthreads();
+    }
+  }
+
+  ORDO_DEVICE static void quantize_chunk_device(const problem& p, const unit_list<R>& ul, std::byte* stage_mem) {
+    const int u = int(blockIdx.x / unsigned(chunks(p))), c = int(blockIdx.x % unsigned(chunks(p)));
+    if (u > ul.n_units) return;  // the whole CTA leaves together
+    if (u == 0)
+      quantize_pairs_device<typename S::activation>(p, ul, 0, c, stage_mem);
+    else
+      quantize_pairs_device<typename D::activation>(p, ul, u, c, stage_mem);
+  }
+
+  /// down: the CTA's output rows (one per warp), each visiting every unit; a pair's partial lands in
+  /// its (row, slot) place and the row's sum runs last in steps::weighted_sum order.
+  ORDO_DEVICE static void down_rows_device(const problem& p, const unit_list<R>& ul, std::byte* shared,
+                                           std::byte* stage_mem) {
+    const bool coop = coop_aligned(p);
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    auto* part = reinterpret_cast<float(*)[slots_per_row]>(shared + units_bytes + std::size_t(warps) * stage) + warp * R;
+    for (int base = int(blockIdx.x) * warps; base < p.n_embd; base += int(gridDim.x) * warps) {
+      const int o = base + warp;
+      const bool row_live = o < p.n_embd;
+      const int oo = row_live ? o : 0;
+      if (lane < p.rows)
+        for (int k = 0; k <= p.n_used; ++k) part[lane][k] = missing_partial();
+      __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
+      for (int u = 0; u <= ul.n_units; ++u) {
+        const int n_pairs = unit_pair_count(ul, p, u);
+        for (int j0 = 0; j0 < n_pairs; j0 += R) {
+          const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
+          float res[R];
+          if (u == 0) {
+            project_device<S>(p.shared_down.data + std::size_t(oo) * p.shared_down.row_bytes, row_live, p.n_ff / S::dot_elems,
+                              live, pass_mid_rows<typename S::activation::block, R>(ul, p, u, j0, live), stage_mem, lane, coop,
+                              res);
+          } else {
+            const std::size_t e = std::size_t(ul.expert[u - 1]);
+            project_device<D>(p.down.data + e * p.down.expert_bytes + std::size_t(oo) * p.down.row_bytes, row_live,
+                              p.n_ff / D::dot_elems, live, pass_mid_rows<typename D::activation::block, R>(ul, p, u, j0, live),
+                              stage_mem, lane, coop, res);
+          }
+          if (row_live && lane == 0)
+            for (int j = 0; j < live; ++j) {
+              const int code = unit_pair(ul, p, u, j0 + j);
+              part[code / slots_per_row][code % slots_per_row] = res[j];
+            }
+        }
+      }
+      __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
+      if (row_live && lane < p.rows) write_out(p, lane, o, part[lane]);
+      __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
+    }
+  }
+
+  /// Pass I of the phase (ops/gpu_entry.hpp's kernel of dependent passes).
+  template <int I>
+  ORDO_DEVICE static void run_phase(const problem& p, std::byte* shared) {
     auto& ul = *reinterpret_cast<unit_list<R>*>(shared);
     std::byte* stage_mem = shared + units_bytes + std::size_t(int(threadIdx.x) / 32) * stage;
-    if (threadIdx.x == 0) build_units<Steps, R>(p, ul);
-    __syncthreads();
-    const bool coop = coop_aligned(p);
-    if constexpr (P == phase::gate_up) {
-      const int u = int(blockIdx.x / unsigned(chunks(p))), c = int(blockIdx.x % unsigned(chunks(p)));
-      if (u > ul.n_units) return;  // the whole CTA leaves together
-      if (u == 0)
-        gate_up_unit_device<S, typename S::activation>(p, ul, 0, c, p.shared_gate.data, p.shared_gate.row_bytes,
-                                                       p.shared_up.data, p.shared_up.row_bytes, stage_mem, coop);
-      else {
-        const std::size_t e = std::size_t(ul.expert[u - 1]);
-        gate_up_unit_device<GU, typename D::activation>(p, ul, u, c, p.gate.data + e * p.gate.expert_bytes, p.gate.row_bytes,
-                                                        p.up.data + e * p.up.expert_bytes, p.up.row_bytes, stage_mem, coop);
-      }
-    } else {
-      const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-      auto* part = reinterpret_cast<float(*)[slots_per_row]>(shared + units_bytes + std::size_t(warps) * stage) + warp * R;
-      for (int base = int(blockIdx.x) * warps; base < p.n_embd; base += int(gridDim.x) * warps) {
-        const int o = base + warp;
-        const bool row_live = o < p.n_embd;
-        const int oo = row_live ? o : 0;
-        if (lane < p.rows)
-          for (int k = 0; k <= p.n_used; ++k) part[lane][k] = missing_partial();
-        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
-        for (int u = 0; u <= ul.n_units; ++u) {
-          const int n_pairs = unit_pair_count(ul, p, u);
-          for (int j0 = 0; j0 < n_pairs; j0 += R) {
-            const int live = n_pairs - j0 < R ? n_pairs - j0 : R;
-            float res[R];
-            if (u == 0) {
-              project_device<S>(p.shared_down.data + std::size_t(oo) * p.shared_down.row_bytes, row_live, p.n_ff / S::dot_elems,
-                                live, pass_mid_rows<typename S::activation::block, R>(ul, p, u, j0, live), stage_mem, lane, coop,
-                                res);
-            } else {
-              const std::size_t e = std::size_t(ul.expert[u - 1]);
-              project_device<D>(p.down.data + e * p.down.expert_bytes + std::size_t(oo) * p.down.row_bytes, row_live,
-                                p.n_ff / D::dot_elems, live, pass_mid_rows<typename D::activation::block, R>(ul, p, u, j0, live),
-                                stage_mem, lane, coop, res);
-            }
-            if (row_live && lane == 0)
-              for (int j = 0; j < live; ++j) {
-                const int code = unit_pair(ul, p, u, j0 + j);
-                part[code / slots_per_row][code % slots_per_row] = res[j];
-              }
-          }
-        }
-        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
-        if (row_live && lane < p.rows) write_out(p, lane, o, part[lane]);
-        __syncthreads();  // uniform: every warp of the CTA walks the same output-row loop
-      }
-    }
+    build_units_cta<Steps, R>(p, ul);
+    if constexpr (P == phase::down)
+      down_rows_device(p, ul, shared, stage_mem);
+    else if constexpr (I == 0)
+      gate_up_slice_device(p, ul, stage_mem);
+    else
+      quantize_chunk_device(p, ul, stage_mem);
   }
 #endif
 };

@@ -7,7 +7,9 @@
 /// backend. Runs use padded strides everywhere with NaN-poisoned padding and unused rows (ids −1,
 /// weights NaN), and sentinel-filled outputs.
 /// A slot's bytes: a 4-byte count n of floats, then n floats — gate_up: mid of the row's n_used + 1
-/// slots; down: out — then (gate_up) the row's mid_act bytes of every slot.
+/// slots; down: out — then (gate_up) the row's mid_act bytes of every slot and, on cases with
+/// probes, g and u of every slot before the clamp (the clamp at ±10 saturates most of the long
+/// cases' projections: mid alone would hide a changed sum there).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -39,6 +41,7 @@ struct harness<ops::moe::op> {
     std::string layout;
     int n_embd = 0, n_ff = 0, n_expert = 0, n_used = 0;
     float clamp = 10.0f;
+    bool probes = true;  // gate_out / up_out set: g and u are outputs too (gate_up)
     // dense weights: routed [n_expert][n_out][row], shared [n_out][row]
     std::vector<std::byte> gate, up, down, shared_gate, shared_up, shared_down;
     std::size_t gu_row = 0, d_row = 0, s_in_row = 0, s_out_row = 0;
@@ -146,7 +149,8 @@ struct harness<ops::moe::op> {
   /// the other dimension one block or chunk), else 1..6 gate/up blocks under 1..2 chunks of n_ff;
   /// 1..2 blocks of 256 for the q8_k layouts; expert counts that force sharing (ids from
   /// n_used..n_used+2 of 8..16 experts) and, every sixth case, 256 experts (little sharing);
-  /// n_used 6, or 1..8 on every fourth case; repeats inside a row on every fifth.
+  /// n_used 6, or 1..8 on every fourth case; repeats inside a row on every fifth; the probes (g and
+  /// u as outputs) on every case but c ≡ 1 mod 4, which runs the engine's way (no probes).
   static data draw(const entry& e, int pool, int c) {
     const int dot = dot_of(e.info.layout), chunk = chunk_of(e.info.layout);
     const bool wide = dot == 32, many = c % 6 == 5;
@@ -164,8 +168,10 @@ struct harness<ops::moe::op> {
     const int n_used = c % 4 == 3 ? detail::uniform(1, ops::moe::max_used) : 6;
     const int n_expert = many ? 256 : detail::uniform(std::max(n_used, 8), 16);
     const int span = many ? 256 : detail::uniform(n_used, n_used + 2);
-    return make(e.info.layout, embd_blocks * dot, ff_chunks * chunk, n_expert, n_used, span, c % 5 == 4, pool,
-                *rc::gen::resize(100, rc::gen::arbitrary<std::uint64_t>()));
+    auto d = make(e.info.layout, embd_blocks * dot, ff_chunks * chunk, n_expert, n_used, span, c % 5 == 4, pool,
+                  *rc::gen::resize(100, rc::gen::arbitrary<std::uint64_t>()));
+    d.probes = c % 4 != 1;
+    return d;
   }
   /// P5's cases: the phase's reduction with tails (33..97 blocks of 32), its other dimension short,
   /// no clamp.
@@ -221,7 +227,7 @@ struct harness<ops::moe::op> {
     std::vector<std::byte> x_routed, x_shared, mid_act;
     std::vector<std::int32_t> ids;
     std::vector<float> weights;
-    std::vector<std::uint32_t> mid, out;
+    std::vector<std::uint32_t> mid, out, gate_probe, up_probe;
     op::problem p{};
   };
 
@@ -303,6 +309,12 @@ struct harness<ops::moe::op> {
       }
       p.mid_act = b.mid_act.data();
       p.gate_out = p.up_out = p.partials = nullptr;
+      if (e.info.runs == ops::moe::phase::gate_up && d.probes) {
+        b.gate_probe.assign(b.mid.size(), out_sentinel);
+        b.up_probe.assign(b.mid.size(), out_sentinel);
+        p.gate_out = reinterpret_cast<float*>(b.gate_probe.data());
+        p.up_out = reinterpret_cast<float*>(b.up_probe.data());
+      }
       p.partial_stride = 0;
       p.out_stride = std::size_t(d.n_embd) + l.float_pad;
       b.out.assign(std::size_t(R) * p.out_stride, out_sentinel);
@@ -332,10 +344,11 @@ struct harness<ops::moe::op> {
     run_result res;
     const auto act_bytes = slot_act_bytes(d);
     if (e.info.runs == ops::moe::phase::gate_up) {
-      for (std::size_t j = 0; j < b.mid.size(); ++j) {
-        const std::size_t s = j / (std::size_t(slots) * p.mid_stride), col = j % p.mid_stride;
-        if (!(s < std::size_t(n) && col < std::size_t(d.n_ff)) && b.mid[j] != out_sentinel) res.padding_intact = false;
-      }
+      for (const auto* written : {&b.mid, &b.gate_probe, &b.up_probe})
+        for (std::size_t j = 0; j < written->size(); ++j) {
+          const std::size_t s = j / (std::size_t(slots) * p.mid_stride), col = j % p.mid_stride;
+          if (!(s < std::size_t(n) && col < std::size_t(d.n_ff)) && (*written)[j] != out_sentinel) res.padding_intact = false;
+        }
       for (std::size_t j = 0; j < b.mid_act.size(); ++j) {
         const std::size_t row = j / p.mid_act_row_bytes, col = j % p.mid_act_row_bytes;
         const bool live = row / std::size_t(slots) < std::size_t(n) && col < act_bytes[row % std::size_t(slots)];
@@ -352,6 +365,10 @@ struct harness<ops::moe::op> {
         for (int k = 0; k < slots; ++k)
           append(row, b.mid_act.data() + (std::size_t(s) * std::size_t(slots) + std::size_t(k)) * p.mid_act_row_bytes,
                  act_bytes[std::size_t(k)]);
+        for (const auto* probe : {&b.gate_probe, &b.up_probe})
+          if (!probe->empty())
+            for (int k = 0; k < slots; ++k)
+              append(row, probe->data() + (std::size_t(s) * std::size_t(slots) + std::size_t(k)) * p.mid_stride, std::size_t(d.n_ff));
         res.rows.push_back(std::move(row));
       }
     } else {
@@ -400,6 +417,10 @@ struct harness<ops::moe::op> {
           append(bytes, &count, 1);
           for (const auto& m : r.mid) append(bytes, m.data(), m.size());
           for (const auto& m : r.mid_act) append(bytes, m.data(), m.size());
+          if (d.probes) {
+            for (const auto& g : r.gate) append(bytes, g.data(), g.size());
+            for (const auto& u : r.up) append(bytes, u.data(), u.size());
+          }
         } else {
           // the down phase's input is the pool row's own mid
           std::vector<std::vector<float>> mid;

@@ -18,11 +18,12 @@
 
 namespace ordo::ops::moe::replay {
 
-/// One row's gate_up results: mid per slot [n_used + 1][n_ff], and mid quantized per slot (the
-/// bytes of the slot's down activation row).
+/// One row's gate_up results: mid per slot [n_used + 1][n_ff], mid quantized per slot (the
+/// bytes of the slot's down activation row), and the probes: g and u per slot before the clamp.
 struct gate_up_result {
   std::vector<std::vector<float>> mid;
   std::vector<std::vector<std::byte>> mid_act;
+  std::vector<std::vector<float>> gate, up;
 };
 
 /// The reference's clamped SwiGLU times the weight, in float.
@@ -78,6 +79,8 @@ gate_up_result gate_up_row(const problem& p, int i) {
     std::vector<float> mid(std::size_t(p.n_ff));
     for (int j = 0; j < p.n_ff; ++j) mid[std::size_t(j)] = swiglu(g[std::size_t(j)], u[std::size_t(j)], w, p.clamp);
     r.mid.push_back(std::move(mid));
+    r.gate.push_back(std::move(g));
+    r.up.push_back(std::move(u));
   }
   r.mid_act = quantize_mid<L>(p, r.mid);
   return r;

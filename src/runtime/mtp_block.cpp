@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ordo/quant/dequant_row.hpp"
+#include "ordo/runtime/arena_copy.hpp"
 
 namespace ordo::runtime {
 
@@ -54,6 +55,7 @@ void mtp_block::run(const Executor& ex, layer_state& ring, std::span<const int32
   for (int32_t t : tokens)
     if (t < 0 || uint64_t(t) >= h.n_vocab) throw std::out_of_range("mtp_block: token id " + std::to_string(t));
   out.hidden.resize(tokens.size() * HC);
+  const memory_kind kind = ws_.layout().memory;  // the workspace's: host copies or driver copies (arena_copy.hpp)
   out.logits.clear();
   const uint32_t max_tier = std::max<uint32_t>(1, s_->options().max_tier);
   for (std::size_t c0 = 0; c0 < tokens.size(); c0 += max_tier) {
@@ -64,11 +66,14 @@ void mtp_block::run(const Executor& ex, layer_state& ring, std::span<const int32
       const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
       const std::size_t i0 = c0 + g0;
       ex.sync();  // the host rewrites x_sub, hc_next and the token ids that queued entries may still read
-      for (int i = 0; i < n; ++i) {
+      std::vector<float> x_sub(std::size_t(n) * D);
+      for (int i = 0; i < n; ++i)
         quant::dequant_row(static_cast<uint32_t>(embd.format), embd.data + uint64_t(tokens[i0 + i]) * embd.row_bytes,
-                           ws_.row_as<float>(stage::x_sub, uint32_t(i)), D);
-        std::memcpy(ws_.row_as<float>(stage::hc_next, uint32_t(i)), hidden + (i0 + i) * hidden_stride, HC * sizeof(float));
-      }
+                           x_sub.data() + std::size_t(i) * D, D);
+      copy_rows_in(kind, ws_.row(stage::x_sub, 0), ws_.stride(stage::x_sub), x_sub.data(), D * sizeof(float), D * sizeof(float),
+                   std::size_t(n));
+      copy_rows_in(kind, ws_.row(stage::hc_next, 0), ws_.stride(stage::hc_next), hidden + i0 * hidden_stride,
+                   hidden_stride * sizeof(float), HC * sizeof(float), std::size_t(n));
       // The token ids where every executor's router reads them (the caller's span may be host-only memory).
       std::copy_n(tokens.data() + i0, n, scratch_.tokens.data());
       mtp_mix(tb.plan, ex, ws_, h, tb.mixer, n);
@@ -77,19 +82,19 @@ void mtp_block::run(const Executor& ex, layer_state& ring, std::span<const int32
 #ifndef ORDO_MUTANT_NO_MTP_OUTPUT_SYNC
       ex.sync();  // the host reads the block's output HC rows next
 #endif
-      for (int i = 0; i < n; ++i)
-        std::memcpy(out.hidden.data() + (i0 + i) * HC, ws_.row_as<float>(stage::hc, uint32_t(i)), HC * sizeof(float));
+      copy_rows_out(kind, out.hidden.data() + i0 * HC, HC * sizeof(float), ws_.row(stage::hc, 0), ws_.stride(stage::hc),
+                    HC * sizeof(float), std::size_t(n));
     }
   }
   if (head_last && !tokens.empty()) {
     const tier_binding& tb = at(s_->tier_for_chunk(1));
     ex.sync();  // the host rewrites the head's input row
-    std::memcpy(ws_.row_as<float>(stage::hc, 0), out.hidden.data() + (tokens.size() - 1) * HC, HC * sizeof(float));
+    copy_rows_in(kind, ws_.row(stage::hc, 0), 0, out.hidden.data() + (tokens.size() - 1) * HC, 0, HC * sizeof(float), 1);
     const block_binding b{&h, &tb.head.plan, &kw.globals(), &tb.head.vectors};
     head_step(tb.plan, ex, ws_, b, 1);
     ex.sync();  // the logits are read next
-    const float* z = ws_.row_as<float>(stage::logits, 0);
-    out.logits.assign(z, z + V);
+    out.logits.resize(V);
+    copy_rows_out(kind, out.logits.data(), 0, ws_.row(stage::logits, 0), 0, V * sizeof(float), 1);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "ordo/quant/dequant_row.hpp"
+#include "ordo/runtime/arena_copy.hpp"
 #include "ordo/runtime/device_weights.hpp"
 #include "ordo/runtime/layer_step.hpp"
 
@@ -178,13 +179,16 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
     // pages both ways and cost a synchronize.
     float* const hc = m.ws.row_as<float>(stage::hc, 0);
     const bool resident = len <= std::size_t(tier) && !m.observer;
+    const memory_kind ws_kind = m.ws.layout().memory;
     const auto rows_in = [&](std::size_t g0, int n) {
-      for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
+      copy_rows_in(ws_kind, hc, ws_stride * sizeof(float), m.hc_rows.data() + g0 * HC, HC * sizeof(float), HC * sizeof(float),
+                   std::size_t(n));
       // The token ids where every executor's router reads them (the hash router's kernel).
       std::copy_n(tokens.data() + c0 + g0, n, m.scratch.tokens.data());
     };
     const auto rows_out = [&](std::size_t g0, int n) {
-      for (int i = 0; i < n; ++i) std::memcpy(m.hc_rows.data() + (g0 + i) * HC, hc + i * ws_stride, HC * sizeof(float));
+      copy_rows_out(ws_kind, m.hc_rows.data() + g0 * HC, HC * sizeof(float), hc, ws_stride * sizeof(float), HC * sizeof(float),
+                    std::size_t(n));
     };
     if (resident) rows_in(0, static_cast<int>(len));
     for (uint32_t il = 0; il < h.n_layer; ++il) {
@@ -212,20 +216,22 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
       const std::size_t lg_stride = m.ws.stride(stage::logits) / sizeof(float);
       for (std::size_t g0 = 0; g0 < len; g0 += tier) {
         const int n = static_cast<int>(std::min<std::size_t>(tier, len - g0));
-        for (int i = 0; i < n; ++i) std::memcpy(hc + i * ws_stride, m.hc_rows.data() + (g0 + i) * HC, HC * sizeof(float));
+        rows_in(g0, n);
         m.with_executor([&](const auto& ex) {
           head_step(plan, ex, m.ws, b, n);
           ex.sync();  // the logits are read next
         });
-        const float* lg = m.ws.row_as<float>(stage::logits, 0);
-        for (int i = 0; i < n; ++i) out->logits.insert(out->logits.end(), lg + i * lg_stride, lg + i * lg_stride + h.n_vocab);
+        const std::size_t at = out->logits.size();
+        out->logits.resize(at + std::size_t(n) * h.n_vocab);
+        copy_rows_out(ws_kind, out->logits.data() + at, h.n_vocab * sizeof(float), m.ws.row_as<float>(stage::logits, 0),
+                      lg_stride * sizeof(float), h.n_vocab * sizeof(float), std::size_t(n));
       }
       if (c0 + len == tokens.size()) return std::vector<float>(out->logits.end() - std::ptrdiff_t(h.n_vocab), out->logits.end());
       continue;
     }
     if (c0 + len == tokens.size()) {
       // The head of the chunk's last row only (a prefill needs the last logits).
-      std::memcpy(hc, m.hc_rows.data() + (len - 1) * HC, HC * sizeof(float));
+      copy_rows_in(ws_kind, hc, 0, m.hc_rows.data() + (len - 1) * HC, 0, HC * sizeof(float), 1);
       const block_binding b{&h, &plan.head, &m.kernel_weights->globals(), &m.head_vectors};
       m.with_executor([&](const auto& ex) {
         head_step(plan, ex, m.ws, b, 1);
@@ -233,8 +239,9 @@ std::vector<float> session::prefill(std::span<const int32_t> tokens, uint32_t ch
       });
     }
   }
-  const float* logits = m.ws.row_as<float>(stage::logits, 0);
-  return std::vector<float>(logits, logits + h.n_vocab);
+  std::vector<float> logits(h.n_vocab);
+  copy_rows_out(m.ws.layout().memory, logits.data(), 0, m.ws.row_as<float>(stage::logits, 0), 0, h.n_vocab * sizeof(float), 1);
+  return logits;
 }
 
 }  // namespace ordo::runtime

@@ -72,21 +72,23 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   const uint64_t raw = uint64_t(h.sliding_window) + rows;  // a step's rows see at most window + rows − 1 raw rows
   const uint64_t kv_rows = raw + compressed, gather_stride = raw + compressed;
   const uint64_t q_fp4 = uint64_t(rows) * h.indexer_heads * h.indexer_dim;
-  arena_carver carve(std::max<uint64_t>(p.align, 64));
+  const uint64_t align = std::max<uint64_t>(p.align, 64);
+  arena_carver carve(align), kernel_carve(align);
   carve.reserve<float>(uint64_t(rows) * h.n_rot);
   carve.reserve<float>(h.n_rot);
-  carve.reserve<float>(kv_rows * h.head_dim);
+  kernel_carve.reserve<float>(kv_rows * h.head_dim);
   carve.reserve<int32_t>(kv_rows);
   carve.reserve<int32_t>(uint64_t(rows) * gather_stride);
   for (int k = 0; k < 3; ++k) carve.reserve<int32_t>(rows);
-  carve.reserve<float>(q_fp4);
+  kernel_carve.reserve<float>(q_fp4);
   carve.reserve<int32_t>(rows);
   step_scratch s;
-  s.arena = carve.allocate(p.memory);  // zeroed
+  s.arena = carve.allocate(p.memory == memory_kind::managed ? memory_kind::pinned : p.memory);  // zeroed
+  s.kernel_arena = kernel_carve.allocate(p.memory);
   s.cos_sin = carve.take<float>(s.arena, uint64_t(rows) * h.n_rot);
   s.emit_cos_sin = carve.take<float>(s.arena, h.n_rot);
   s.kv_rows = kv_rows;
-  s.kv_table = carve.take<float>(s.arena, kv_rows * h.head_dim);
+  s.kv_table = kernel_carve.take<float>(s.kernel_arena, kv_rows * h.head_dim);
   s.table_source = carve.take<int32_t>(s.arena, kv_rows);
   s.gather_stride = gather_stride;
   s.gather = carve.take<int32_t>(s.arena, uint64_t(rows) * gather_stride);
@@ -94,7 +96,7 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   s.n_listed = carve.take<int32_t>(s.arena, rows);
   s.n_visible = carve.take<int32_t>(s.arena, rows);
   s.n_selected = carve.take<int32_t>(s.arena, rows);
-  s.q_fp4 = carve.take<float>(s.arena, q_fp4);
+  s.q_fp4 = kernel_carve.take<float>(s.kernel_arena, q_fp4);
   s.tokens = carve.take<int32_t>(s.arena, rows);
   return s;
 }

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/rope/table.hpp"
 #include "ordo/order/combine.hpp"
 #include "ordo/order/orders.hpp"
+#include "ordo/runtime/arena_copy.hpp"
 #include "ordo/runtime/kv_table_fill.hpp"
 #include "ordo/runtime/sequence_state.hpp"
 #include "ordo/runtime/step_inputs.hpp"
@@ -256,7 +256,8 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   // the raw rows (a ratio-4 layer's top-k lists name <= top_k of its ctx/4 rows: copying them all
   // cost O(context) per layer). A list's order is unchanged, so attention sees the same rows in
   // the same order: the slot numbers are not part of the arithmetic.
-  std::vector<int32_t> slot_of(std::size_t(comp_rows), -1);
+  std::vector<int32_t>& slot_of = sc.slot_of;  // reused: its capacity stays across layers and steps
+  slot_of.assign(std::size_t(comp_rows), -1);
   int32_t comp_used = 0;
   auto table_slot = [&](int64_t c) {
     int32_t& slot = slot_of[std::size_t(c)];
@@ -284,6 +285,11 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
 #ifndef ORDO_MUTANT_NO_INDEXER_SYNC  // mutation-check targets only: the lists built before the indexer ran
     ex.sync();  // the gather lists read n_selected and idx_top
 #endif
+    // The selections to the host by a copy (arena_copy.hpp: a host read would move the
+    // workspace's page to the host and the next layer's indexer would fault it back).
+    sc.selected.resize(std::size_t(n) * std::size_t(top_k));
+    copy_rows_out(ws.layout().memory, sc.selected.data(), std::size_t(top_k) * sizeof(int32_t), idx_top,
+                  top_stride * sizeof(int32_t), std::size_t(top_k) * sizeof(int32_t), std::size_t(n));
   }
   int max_listed = 0;
   for (int i = 0; i < n; ++i) {
@@ -298,7 +304,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     for (int64_t r = std::max<int64_t>(0, p - window + 1); r <= newest; ++r) list[k++] = static_cast<int32_t>(r - raw_lo);
     const int64_t nc = n_comp(p);
     if (ratio == 4 && nc > top_k) {
-      for (int j = 0; j < sc.n_selected[i]; ++j) list[k++] = table_slot(idx_top[std::size_t(i) * top_stride + j]);
+      for (int j = 0; j < sc.n_selected[i]; ++j) list[k++] = table_slot(sc.selected[std::size_t(i) * std::size_t(top_k) + j]);
     } else {
       for (int64_t c = 0; c < nc; ++c) list[k++] = table_slot(c);
     }

@@ -5,12 +5,18 @@
 /// the per-row phase that the workspace plan does not name yet (RoPE tables of the rows'
 /// positions, the attention KV table gathered from the F16 raw ring and the compressed rows, the
 /// per-row gather lists, the indexer's visible counts and transformed queries, the rows' token
-/// ids). Block vectors and scratch live in one arena each, host or managed memory by the
-/// session's alloc_policy, so the GPU executor's kernels read them where the CPU's do.
+/// ids). Block vectors live in one arena, host or managed memory by the session's alloc_policy,
+/// so the GPU executor's kernels read them where the CPU's do. The scratch has two: what the
+/// host writes or reads every layer (angles, lists, counts, token ids) and what only kernels touch
+/// (the KV table, the transformed queries). On the GPU the first is pinned host memory the device
+/// maps, not managed: a host write to a managed page moves it to the host, and the next kernel to
+/// read it faulted it back (tens of µs per layer for a few hundred bytes: the rope, KV-table and
+/// attention launches paid it); the second stays managed (device-resident after its first use).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "ordo/model/ds4_hparams.hpp"
 #include "ordo/runtime/row_layout.hpp"
@@ -51,7 +57,8 @@ struct block_binding {
 };
 
 struct step_scratch {
-  memory_arena arena;                // every array below is a span of it
+  memory_arena arena;                // the host-touched arrays: every span below but kv_table and q_fp4
+  memory_arena kernel_arena;         // kv_table and q_fp4: written and read by kernels only
   std::span<float> cos_sin;          // [rows][n_rot]: each row's position (A12, C8, O1)
   std::span<float> emit_cos_sin;     // [n_rot]: a window start (H4, C11, C12)
   std::span<float> kv_table;         // [kv_rows][head_dim]: raw rows (f16 → f32, exact) then listed compressed rows
@@ -64,10 +71,13 @@ struct step_scratch {
   std::span<int32_t> n_selected;     // [rows]
   std::span<float> q_fp4;            // [rows][indexer_heads·indexer_dim]
   std::span<int32_t> tokens;         // [rows]: the step's token ids (the hash router reads them)
+  std::vector<int32_t> selected;     // [rows][indexer_top_k]: the host's copy of the workspace's idx_top rows
+  std::vector<int32_t> slot_of;      // [compressed rows]: each one's KV table slot, −1 unlisted (host only)
 };
 
 /// Scratch for steps of at most `rows` rows (and at most `slack` rows past a frontier) at
-/// context `ctx`, in `p.memory` (each array `p.align`-aligned; the gather lists start at −1).
+/// context `ctx`, in `p.memory` — managed becomes pinned for the host-touched arena — (each
+/// array `p.align`-aligned; the gather lists start at −1).
 step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32_t rows, const alloc_policy& p = {});
 
 }  // namespace ordo::runtime

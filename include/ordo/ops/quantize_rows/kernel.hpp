@@ -1,7 +1,9 @@
-/// The quantize_rows kernel of activation format A: one work item (CPU) or one thread (GPU) per
-/// (row, block), both running quantize_block.
+/// The quantize_rows kernel of activation format A: one work item (CPU) per (row, block) running
+/// quantize_block; on the GPU a warp per (row, block) where A has a warp form (warp.hpp: the same
+/// bytes), else one thread per (row, block) running quantize_block.
 #pragma once
 #include "ordo/ops/quantize_rows/body.hpp"
+#include "ordo/ops/quantize_rows/warp.hpp"
 
 namespace ordo::ops::quantize_rows {
 
@@ -23,13 +25,27 @@ struct kernel {
   // ---- GPU entry
   static constexpr int threads = Policy::threads;
   static constexpr std::size_t shared_bytes = 0;
-  static unsigned grid(const problem& p) { return unsigned((work_items(p) + threads - 1) / threads); }
+  static constexpr bool by_warp = has_warp_form<A>;
+  static_assert(!by_warp || threads % 32 == 0, "a warp per block needs whole warps per CTA");
+  static unsigned grid(const problem& p) {
+    const long per_cta = by_warp ? threads / 32 : threads;
+    return unsigned((work_items(p) + per_cta - 1) / per_cta);
+  }
 #if defined(ORDO_DEVICE_PASS)
   ORDO_DEVICE static void run_cta(const problem& p, std::byte*) {
     const long long nb = p.k / A::block_elems;
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nb * p.rows) return;
-    quantize_block<A>(p, int(i / nb), int(i % nb));
+    if constexpr (by_warp) {
+      const long long i = (long long)blockIdx.x * (threads / 32) + threadIdx.x / 32;
+      if (i >= nb * p.rows) return;  // the whole warp: the lanes share i
+      const int r = int(i / nb), b = int(i % nb);
+      quantize_block_warp<A>(p.x + std::size_t(r) * p.x_stride + std::size_t(b) * A::block_elems,
+                             reinterpret_cast<typename A::block*>(p.out + std::size_t(r) * p.out_row_bytes)[b],
+                             int(threadIdx.x % 32));
+    } else {
+      const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+      if (i >= nb * p.rows) return;
+      quantize_block<A>(p, int(i / nb), int(i % nb));
+    }
   }
 #endif
 };

@@ -1,0 +1,54 @@
+/// quantize_rows on the GPU with a warp per block, for the formats whose quantize has a warp form
+/// that writes the same bytes (device only). One thread per block spent the kernel's time in its
+/// own serial walk: 32 (or 256) loads that touch a cache line each, a 32-long max chain, then the
+/// codes one by one; a warp loads a block's elements side by side and each lane codes its own.
+///  q8_32: amax is quantize's scan from 0 with its strict rule `a > amax` (a NaN is never taken):
+///  the largest non-NaN |x| or 0 — a maximum, which a butterfly of the same rule over the lanes
+///  gives every lane (the lanes' values are never NaN, and equal magnitudes have equal bits);
+///  id, each code and d are quantize's own expressions of the same values.
+///  q8_k: moe's quantize_q8_k_warp (ops/moe/quantize_warp.hpp says why it is exact).
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "ordo/gpu/intrinsics.hpp"
+#include "ordo/gpu/portability.hpp"
+#include "ordo/ops/moe/quantize_warp.hpp"
+#include "ordo/quant/q8_32.hpp"
+#include "ordo/quant/q8_k.hpp"
+#include "ordo/quant/rounding.hpp"
+
+namespace ordo::ops::quantize_rows {
+
+/// Whether activation format A has a warp form here.
+template <class A>
+inline constexpr bool has_warp_form = std::is_same_v<A, quant::q8_32> || std::is_same_v<A, quant::q8_k>;
+
+#if defined(ORDO_DEVICE_PASS)
+/// x: the block's floats, out: its block; every lane of the warp calls it.
+ORDO_DEVICE inline void quantize_q8_32_warp(const float* x, quant::q8_32::block& out, int lane) {
+  const float v = x[lane];
+  const float a = v < 0.0f ? -v : v;
+  float amax = a > 0.0f ? a : 0.0f;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float other = gpu::shfl_xor(amax, o);
+    amax = other > amax ? other : amax;
+  }
+  const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+  int q = quant::code_even(v * id);
+  q = q > 127 ? 127 : (q < -127 ? -127 : q);
+  out.qs[lane] = static_cast<std::int8_t>(q);
+  if (lane == 0) out.d = amax / 127.0f;
+}
+
+template <class A>
+ORDO_DEVICE ORDO_FORCEINLINE void quantize_block_warp(const float* x, typename A::block& out, int lane) {
+  if constexpr (std::is_same_v<A, quant::q8_32>)
+    quantize_q8_32_warp(x, out, lane);
+  else
+    moe::quantize_q8_k_warp(x, out, lane);
+}
+#endif
+
+}  // namespace ordo::ops::quantize_rows

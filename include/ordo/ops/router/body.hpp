@@ -38,6 +38,41 @@ ORDO_HD ORDO_FORCEINLINE float selection_key(const problem& p, int i, int e) {
 /// in flight together; the ranking then runs over them in ascending expert order.
 inline constexpr int key_batch = 8;
 
+/// Whether a lane's experts fit one batch (n_expert <= 32 · key_batch: DS4's 256), so their keys
+/// can be computed once for every round (lane_keys, lane_best_of) instead of once per round.
+ORDO_HD ORDO_FORCEINLINE bool keys_fit(const problem& p) { return p.n_expert <= 32 * key_batch; }
+
+/// Lane l's experts l, l+32, … with their selection keys, in ascending expert order (id −1: none);
+/// needs keys_fit(p).
+ORDO_HD ORDO_FORCEINLINE void lane_keys(const problem& p, int i, int lane, candidate (&keys)[key_batch]) {
+  const float* logits = p.logits + std::size_t(i) * p.logit_stride;
+  float logit[key_batch], bias[key_batch];
+#pragma unroll
+  for (int u = 0; u < key_batch; ++u) {
+    const int e = lane + 32 * u;
+    logit[u] = e < p.n_expert ? logits[e] : 0.0f;
+    bias[u] = p.bias && e < p.n_expert ? p.bias[e] : 0.0f;
+  }
+#pragma unroll
+  for (int u = 0; u < key_batch; ++u) {
+    const int e = lane + 32 * u;
+    keys[u] = e < p.n_expert ? candidate{key_of(p, logit[u], bias[u]), e} : candidate{0.0f, -1};
+  }
+}
+
+/// lane_best from keys computed once: the same candidates, the same ascending order, the same rule.
+ORDO_HD ORDO_FORCEINLINE candidate lane_best_of(const candidate (&keys)[key_batch], const int* chosen, int n_chosen) {
+  candidate best{0.0f, -1};
+#pragma unroll
+  for (int u = 0; u < key_batch; ++u) {
+    if (keys[u].id < 0) continue;
+    bool taken = false;
+    for (int c = 0; c < n_chosen; ++c) taken = taken || chosen[c] == keys[u].id;
+    if (!taken && ranks_before(keys[u], best)) best = keys[u];
+  }
+  return best;
+}
+
 /// Lane l's best expert among its own (l, l+32, …) that is not among chosen[0..n_chosen).
 ORDO_HD ORDO_FORCEINLINE candidate lane_best(const problem& p, int i, int lane, const int* chosen, int n_chosen) {
   candidate best{0.0f, -1};

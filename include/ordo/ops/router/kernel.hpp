@@ -5,7 +5,8 @@
 /// cannot matter. GPU: one CTA per pass, one logical warp per live row; each round combines the
 /// lanes' proposals with an xor butterfly of (key, id) pairs under ranks_before, and lane 0
 /// records the winner and finally writes the weights (the n_used-term sum stays on one lane, in
-/// output order).
+/// output order). Where a lane's experts fit one batch, their keys are computed once per row and
+/// every round ranks the same candidates (lane_keys, lane_best_of).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,10 +34,14 @@ struct kernel {
       write_hash_experts(p, i);
     } else {
       int chosen[max_used];
+      const bool cached = keys_fit(p);
+      candidate keys[32][key_batch];
+      if (cached)
+        for (int lane = 0; lane < 32; ++lane) lane_keys(p, i, lane, keys[lane]);
       for (int k = 0; k < p.n_used; ++k) {
         candidate best{0.0f, -1};
         for (int lane = 0; lane < 32; ++lane) {
-          const candidate c = lane_best(p, i, lane, chosen, k);
+          const candidate c = cached ? lane_best_of(keys[lane], chosen, k) : lane_best(p, i, lane, chosen, k);
           if (ranks_before(c, best)) best = c;
         }
         chosen[k] = best.id;
@@ -59,9 +64,14 @@ struct kernel {
       if (lane == 0) write_hash_experts(p, i);
     } else {
       int chosen[max_used];
+      // Each lane's keys once, before the rounds (keys_fit: DS4's 256 experts): a round recomputing
+      // sqrt(softplus) of its 8 experts was most of the kernel's time.
+      const bool cached = keys_fit(p);
+      candidate keys[key_batch];
+      if (cached) lane_keys(p, i, lane, keys);
 #pragma unroll 1
       for (int k = 0; k < p.n_used; ++k) {
-        candidate best = lane_best(p, i, lane, chosen, k);
+        candidate best = cached ? lane_best_of(keys, chosen, k) : lane_best(p, i, lane, chosen, k);
 #pragma unroll
         for (int offset = 16; offset >= 1; offset /= 2) {
           // The id travels as the bits of a float: a shuffle moves registers, it does not round.

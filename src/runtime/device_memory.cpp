@@ -88,6 +88,10 @@ void upload(void* dst, const void* src, uint64_t bytes) {
   ORDO_GPU_CHECK(ORDO_GPU_API(Memcpy)(dst, src, bytes, ORDO_GPU_API(MemcpyHostToDevice)));
 }
 
+void upload_async(void* dst, const void* src, uint64_t bytes, gpu::stream_t s) {
+  ORDO_GPU_CHECK(ORDO_GPU_API(MemcpyAsync)(dst, src, bytes, ORDO_GPU_API(MemcpyDefault), gpu::native(s)));
+}
+
 gpu::stream_t create_stream() {
   gpu::native_stream_t s{};
   ORDO_GPU_CHECK(ORDO_GPU_API(StreamCreate)(&s));  // blocking: ordered with the synchronous copies
@@ -147,6 +151,7 @@ std::string describe() { no_gpu("device::describe"); }
 void* allocate(uint64_t, memory) { no_gpu("device::allocate"); }
 void release(void*, memory) noexcept {}
 void upload(void*, const void*, uint64_t) { no_gpu("device::upload"); }
+void upload_async(void*, const void*, uint64_t, gpu::stream_t) { no_gpu("device::upload_async"); }
 gpu::stream_t create_stream() { no_gpu("device::create_stream"); }
 void destroy_stream(gpu::stream_t) noexcept {}
 void synchronize(gpu::stream_t) { no_gpu("device::synchronize"); }

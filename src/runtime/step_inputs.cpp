@@ -73,31 +73,49 @@ step_scratch make_step_scratch(const model::ds4_hparams& h, uint32_t ctx, uint32
   const uint64_t kv_rows = raw + compressed, gather_stride = raw + compressed;
   const uint64_t q_fp4 = uint64_t(rows) * h.indexer_heads * h.indexer_dim;
   const uint64_t align = std::max<uint64_t>(p.align, 64);
+  const bool mirrored = p.memory == memory_kind::managed;  // pinned host arrays, device copies
   arena_carver carve(align), kernel_carve(align);
-  carve.reserve<float>(uint64_t(rows) * h.n_rot);
-  carve.reserve<float>(h.n_rot);
+  const uint64_t n_cos = uint64_t(rows) * h.n_rot, n_gather = uint64_t(rows) * gather_stride;
+  // the host-written arrays, then (mirrored) their device copies in the kernel arena
+  const auto reserve_inputs = [&](arena_carver& c) {
+    c.reserve<float>(n_cos);
+    c.reserve<float>(h.n_rot);
+    c.reserve<int32_t>(kv_rows);
+    c.reserve<int32_t>(n_gather);
+    c.reserve<int32_t>(rows);
+    c.reserve<int32_t>(rows);
+  };
+  reserve_inputs(carve);
+  carve.reserve<int32_t>(rows);  // n_selected
+  carve.reserve<int32_t>(rows);  // tokens
   kernel_carve.reserve<float>(kv_rows * h.head_dim);
-  carve.reserve<int32_t>(kv_rows);
-  carve.reserve<int32_t>(uint64_t(rows) * gather_stride);
-  for (int k = 0; k < 3; ++k) carve.reserve<int32_t>(rows);
   kernel_carve.reserve<float>(q_fp4);
-  carve.reserve<int32_t>(rows);
+  if (mirrored) reserve_inputs(kernel_carve);
   step_scratch s;
-  s.arena = carve.allocate(p.memory == memory_kind::managed ? memory_kind::pinned : p.memory);  // zeroed
+  s.arena = carve.allocate(mirrored ? memory_kind::pinned : p.memory);  // zeroed
   s.kernel_arena = kernel_carve.allocate(p.memory);
-  s.cos_sin = carve.take<float>(s.arena, uint64_t(rows) * h.n_rot);
+  s.cos_sin = carve.take<float>(s.arena, n_cos);
   s.emit_cos_sin = carve.take<float>(s.arena, h.n_rot);
-  s.kv_rows = kv_rows;
-  s.kv_table = kernel_carve.take<float>(s.kernel_arena, kv_rows * h.head_dim);
   s.table_source = carve.take<int32_t>(s.arena, kv_rows);
   s.gather_stride = gather_stride;
-  s.gather = carve.take<int32_t>(s.arena, uint64_t(rows) * gather_stride);
+  s.gather = carve.take<int32_t>(s.arena, n_gather);
   std::fill(s.gather.begin(), s.gather.end(), -1);
   s.n_listed = carve.take<int32_t>(s.arena, rows);
   s.n_visible = carve.take<int32_t>(s.arena, rows);
   s.n_selected = carve.take<int32_t>(s.arena, rows);
-  s.q_fp4 = kernel_carve.take<float>(s.kernel_arena, q_fp4);
   s.tokens = carve.take<int32_t>(s.arena, rows);
+  s.kv_rows = kv_rows;
+  s.kv_table = kernel_carve.take<float>(s.kernel_arena, kv_rows * h.head_dim);
+  s.q_fp4 = kernel_carve.take<float>(s.kernel_arena, q_fp4);
+  s.dev = {s.cos_sin.data(), s.emit_cos_sin.data(), s.table_source.data(), s.gather.data(), s.n_listed.data(), s.n_visible.data()};
+  if (mirrored) {
+    s.dev.cos_sin = kernel_carve.take<float>(s.kernel_arena, n_cos).data();
+    s.dev.emit_cos_sin = kernel_carve.take<float>(s.kernel_arena, h.n_rot).data();
+    s.dev.table_source = kernel_carve.take<int32_t>(s.kernel_arena, kv_rows).data();
+    s.dev.gather = kernel_carve.take<int32_t>(s.kernel_arena, n_gather).data();
+    s.dev.n_listed = kernel_carve.take<int32_t>(s.kernel_arena, rows).data();
+    s.dev.n_visible = kernel_carve.take<int32_t>(s.kernel_arena, rows).data();
+  }
   return s;
 }
 

@@ -38,6 +38,9 @@ void* allocate(uint64_t bytes, memory m);
 void release(void* p, memory m) noexcept;
 /// Copies host bytes to device (or managed) memory; synchronous.
 void upload(void* dst, const void* src, uint64_t bytes);
+/// Queues a copy of `bytes` from pinned host memory to device (or managed) memory on `s`: the
+/// launches after it on `s` read the copy; the host must not rewrite `src` before a synchronize.
+void upload_async(void* dst, const void* src, uint64_t bytes, gpu::stream_t s);
 
 gpu::stream_t create_stream();
 void destroy_stream(gpu::stream_t s) noexcept;

@@ -12,8 +12,12 @@
 /// on the GPU only; `deferred_executor` makes that failure deterministic on any machine (the
 /// CPU entries queued until the next sync), so the sync points are tested without a GPU
 /// (tests/unit/runtime/session_test.cpp). `ex.fill(kv_table_fill)` copies the step's KV table
-/// rows the same way: on the host, queued, or as one launch.
+/// rows the same way: on the host, queued, or as one launch. `ex.publish(dst, src, bytes)` makes
+/// host-written step inputs visible where the entries read them (step_inputs.hpp's device
+/// copies): nothing to do where they are the same memory (host arenas: every CPU executor), a
+/// copy queued on the stream on the GPU.
 #pragma once
+#include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -38,6 +42,12 @@ std::string entry_name(const Entry& e) {
   else return "quantize." + std::string(e.activation);
 }
 
+/// publish on the CPU executors: their arenas are host memory, where the step scratch's device
+/// copies are the inputs themselves (step_inputs.hpp); anything else is a wiring error.
+inline void publish_on_host(void* dst, const void* src, std::size_t) {
+  if (dst != src) throw std::logic_error("publish: a host executor's step input and its device copy differ");
+}
+
 class cpu_executor {
  public:
   static constexpr std::string_view name = "cpu";
@@ -56,6 +66,8 @@ class cpu_executor {
     profile->add_cpu(kv_table_fill_name, start);
   }
   void sync() const {}
+  /// Host arenas: a step input's device copy is the input itself.
+  void publish(void* dst, const void* src, std::size_t bytes) const { publish_on_host(dst, src, bytes); }
   launch_profile* profile = nullptr;  // set: every entry's time is added to it (ordo bench)
 };
 
@@ -77,6 +89,7 @@ class deferred_executor {
     for (const auto& f : queue_) f();
     queue_.clear();
   }
+  void publish(void* dst, const void* src, std::size_t bytes) const { publish_on_host(dst, src, bytes); }
 
  private:
   mutable std::vector<std::function<void()>> queue_;
@@ -105,6 +118,10 @@ class gpu_executor {
     if (profile) profile->end_gpu(kv_table_fill_name, stream_);
   }
   void sync() const { device::synchronize(stream_); }
+  /// The copy queued on the stream (the host rewrites `src` only after a sync).
+  void publish(void* dst, const void* src, std::size_t bytes) const {
+    if (dst != src && bytes) device::upload_async(dst, src, bytes, stream_);
+  }
   gpu::stream_t stream() const { return stream_; }
   launch_profile* profile = nullptr;  // set: events bracket every launch (ordo bench)
 

@@ -165,6 +165,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     throw std::invalid_argument("layer_step: a position offset on a compressed layer (its windows follow the frontier)");
   ex.sync();  // the previous step's entries read cos_sin and the scratch this step rewrites
   for (int i = 0; i < n; ++i) angles.fill(double(f0 + i + rows.position_offset), sc.cos_sin.data() + std::size_t(i) * n_rot);
+  ex.publish(sc.dev.cos_sin, sc.cos_sin.data(), std::size_t(n) * std::size_t(n_rot) * sizeof(float));
 
   const f32_rows x = f32_of(ws, stage::x), qr = f32_of(ws, stage::qr), q = f32_of(ws, stage::q), kv = f32_of(ws, stage::kv);
   const byte_rows x_q8 = bytes_of(ws, stage::x_q8), qr_q8 = bytes_of(ws, stage::qr_q8);
@@ -177,8 +178,8 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   norm(ex, *fam.norm_plain, q, nullptr, q, nh, hd, n, eps);                                     // A9
   matmul(ex, bp.at(ds4_role::attn_kv), x, x_q8, kv, n);                                         // A10
   norm(ex, *fam.norm_weighted, kv, vec(ds4_role::attn_kv_norm), kv, 1, hd, n, eps);             // A11
-  ex.run(*fam.rope_forward, ops::rope::problem{q.data, q.stride, sc.cos_sin.data(), std::size_t(n_rot), nh, hd, n_rot, n});  // A12
-  ex.run(*fam.rope_forward, ops::rope::problem{kv.data, kv.stride, sc.cos_sin.data(), std::size_t(n_rot), 1, hd, n_rot, n});
+  ex.run(*fam.rope_forward, ops::rope::problem{q.data, q.stride, sc.dev.cos_sin, std::size_t(n_rot), nh, hd, n_rot, n});  // A12
+  ex.run(*fam.rope_forward, ops::rope::problem{kv.data, kv.stride, sc.dev.cos_sin, std::size_t(n_rot), 1, hd, n_rot, n});
   const row_layout& raw = st.layout().raw;
   ex.run(*fam.kv_store, ops::kv_store::problem{kv.data, kv.stride, st.raw_base(), raw.stride / sizeof(uint16_t),
                                               int64_t(raw.rows), f0, hd, static_cast<int>(h.n_rope_free()), n});  // A13
@@ -206,7 +207,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     store(*st.indexer(), ds4_role::indexer_compressor_kv, ds4_role::indexer_compressor_gate,
           ds4_role::indexer_compressor_ape, stage::idx_kv, stage::idx_score, *fam.store_ratio4);  // C4–C6
     matmul(ex, bp.at(ds4_role::indexer_attn_q_b), qr, qr_q8, iq, n);                            // C7
-    ex.run(*fam.rope_forward, ops::rope::problem{iq.data, iq.stride, sc.cos_sin.data(), std::size_t(n_rot), ih, id, n_rot, n});  // C8
+    ex.run(*fam.rope_forward, ops::rope::problem{iq.data, iq.stride, sc.dev.cos_sin, std::size_t(n_rot), ih, id, n_rot, n});  // C8
     matmul(ex, bp.at(ds4_role::indexer_proj), x, x_q8, iw, n);                                  // C10 (C9 is the indexer's prepare)
   } else if (ratio != 0) {
     throw std::invalid_argument("layer_step: compress ratio " + std::to_string(ratio) + " of layer " + std::to_string(bp.layer));
@@ -217,8 +218,9 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     const compressor_layout& l = cs.layout();
     ex.sync();  // the previous emission reads emit_cos_sin
     angles.fill(double(p + 1 - int64_t(ratio)), sc.emit_cos_sin.data());
+    ex.publish(sc.dev.emit_cos_sin, sc.emit_cos_sin.data(), std::size_t(n_rot) * sizeof(float));
     return ops::compressor::emit_problem{cs.kv_base(), cs.score_base(), l.kv.stride / sizeof(float),
-                                         int64_t(l.kv.rows), p, norm_w, eps, sc.emit_cos_sin.data(), n_rot, out,
+                                         int64_t(l.kv.rows), p, norm_w, eps, sc.dev.emit_cos_sin, n_rot, out,
                                          static_cast<int>(l.out_width)};
   };
   if (ratio != 0) {
@@ -277,10 +279,11 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   if (any_selects) {  // C9, C13, C14
     compressor_state& is = *st.indexer();
     for (int i = 0; i < n; ++i) sc.n_visible[i] = static_cast<int32_t>(n_comp(f0 + i));
+    ex.publish(sc.dev.n_visible, sc.n_visible.data(), std::size_t(n) * sizeof(int32_t));
     ex.run(*fam.indexer,
            ops::indexer::problem{iq.data, iq.stride, iw.data, iw.stride, static_cast<float>(1.0 / std::sqrt(double(id) * ih)),
                                  is.rows_base(), is.layout().rows.stride / sizeof(float), static_cast<int>(comp_rows),
-                                 sc.n_visible.data(), top_k, idx_top, top_stride, sc.n_selected.data(), idx_scores.data,
+                                 sc.dev.n_visible, top_k, idx_top, top_stride, sc.n_selected.data(), idx_scores.data,
                                  idx_scores.stride, sc.q_fp4.data(), nullptr, 0, ih, id, n});
 #ifndef ORDO_MUTANT_NO_INDEXER_SYNC  // mutation-check targets only: the lists built before the indexer ran
     ex.sync();  // the gather lists read n_selected and idx_top
@@ -311,17 +314,23 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     sc.n_listed[i] = k;
     max_listed = std::max(max_listed, k);
   }
+  // The lists, their counts and the table's source list where the entries read them (a row's
+  // list is read up to its count: the rows' prefixes lie within the first (n − 1)·stride + max_listed).
+  const int n_table = static_cast<int>(n_raw + comp_used);
+  ex.publish(sc.dev.table_source, source, std::size_t(n_table) * sizeof(int32_t));
+  ex.publish(sc.dev.gather, sc.gather.data(), (std::size_t(n - 1) * sc.gather_stride + std::size_t(max_listed)) * sizeof(int32_t));
+  ex.publish(sc.dev.n_listed, sc.n_listed.data(), std::size_t(n) * sizeof(int32_t));
   compressor_state* const comp = st.attn();
   ex.fill(kv_table_fill{sc.kv_table.data(), std::size_t(hd), st.raw_base(), raw.stride / sizeof(uint16_t),
-                        comp ? comp->rows_base() : nullptr, comp ? comp->layout().rows.stride / sizeof(float) : 0, source,
-                        static_cast<int>(n_raw + comp_used), hd});
+                        comp ? comp->rows_base() : nullptr, comp ? comp->layout().rows.stride / sizeof(float) : 0, sc.dev.table_source,
+                        n_table, hd});
   const f32_rows heads = f32_of(ws, stage::heads);
   // The split schedule (chunks in parallel, the whole schedule's bits) keeps its per-chunk slots
   // in attn_split, read densely from row 0: the stage must hold the entry's count for n rows.
   float* const attn_slots = ws.row_as<float>(stage::attn_split, 0);
   const ops::attention::problem attn{q.data, q.stride, sc.kv_table.data(), std::size_t(hd),
-                                     static_cast<int>(n_raw + comp_used), sc.gather.data(), sc.gather_stride,
-                                     sc.n_listed.data(), max_listed, vec(ds4_role::attn_sinks),
+                                     n_table, sc.dev.gather, sc.gather_stride,
+                                     sc.dev.n_listed, max_listed, vec(ds4_role::attn_sinks),
                                      static_cast<float>(1.0 / std::sqrt(double(hd))), heads.data, heads.stride,
                                      attn_slots, nh, hd, n};
   if (fam.attention->info.workspace(attn) * sizeof(float) > std::size_t(n) * ws.stride(stage::attn_split))
@@ -329,7 +338,7 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   ex.run(*fam.attention, attn);                                                                 // W1 / H5 / C15
 
   // ---- 4. output of the attention sublayer -----------------------------------------------------
-  ex.run(*fam.rope_inverse, ops::rope::problem{heads.data, heads.stride, sc.cos_sin.data(), std::size_t(n_rot), nh, hd, n_rot, n});  // O1
+  ex.run(*fam.rope_inverse, ops::rope::problem{heads.data, heads.stride, sc.dev.cos_sin, std::size_t(n_rot), nh, hd, n_rot, n});  // O1
   {
     const qmv_call& oa = bp.at(ds4_role::attn_output_a);
     const int rank = static_cast<int>(h.o_lora_rank), groups = static_cast<int>(h.o_groups);

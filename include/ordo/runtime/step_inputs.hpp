@@ -12,6 +12,10 @@
 /// maps, not managed: a host write to a managed page moves it to the host, and the next kernel to
 /// read it faulted it back (tens of µs per layer for a few hundred bytes: the rope, KV-table and
 /// attention launches paid it); the second stays managed (device-resident after its first use).
+/// The kernels do not read the host-written arrays in pinned memory either (every read a bus
+/// round trip: the attention walks read a list slot per entry): each has a device copy in the
+/// kernel arena (`dev`) that layer_step fills by `ex.publish` once the host has written it; on
+/// host arenas (the CPU executors) the copies are the arrays themselves.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -71,6 +75,15 @@ struct step_scratch {
   std::span<int32_t> n_selected;     // [rows]
   std::span<float> q_fp4;            // [rows][indexer_heads·indexer_dim]
   std::span<int32_t> tokens;         // [rows]: the step's token ids (the hash router reads them)
+  /// Where the entries read the host-written arrays above (same shapes).
+  struct device_copies {
+    float* cos_sin = nullptr;
+    float* emit_cos_sin = nullptr;
+    int32_t* table_source = nullptr;
+    int32_t* gather = nullptr;
+    int32_t* n_listed = nullptr;
+    int32_t* n_visible = nullptr;
+  } dev;
   std::vector<int32_t> selected;     // [rows][indexer_top_k]: the host's copy of the workspace's idx_top rows
   std::vector<int32_t> slot_of;      // [compressed rows]: each one's KV table slot, −1 unlisted (host only)
 };

@@ -11,6 +11,10 @@
 /// (row i's sequence is still its blocks ascending across windows), so the activation stage is
 /// one row's window whatever the tier. Same float operations in the same sequence as
 /// accumulate_window: the bits do not change. Device code only.
+/// Few rows (row_mode: the HC mixes' 24, the indexer's 64, …, which left most SMs idle at a warp
+/// per row — 3 CTAs for 24 rows, each warp walking its 16384-element row window by window): a CTA
+/// per row, all its threads staging the row's weight window, one warp computing it. Who stages a
+/// window and where a CTA starts are not arithmetic: the lanes' sequences are the same.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -54,26 +58,37 @@ ORDO_HD inline bool aligned(const problem& p) {
          (reinterpret_cast<std::uintptr_t>(p.acts) & 3) == 0 && p.act_row_bytes % 4 == 0;
 }
 
+/// Rows up to which a CTA takes one row (its grid is then n_out CTAs): at a warp per row these
+/// problems fill at most 64 CTAs of 8 warps, half the H200's SMs.
+inline constexpr int row_mode_rows = 512;
+ORDO_HD inline bool row_mode(const problem& p) { return aligned(p) && p.n_out <= row_mode_rows; }
+
 #if defined(ORDO_DEVICE_PASS)
 template <class F, int R, class Order, class Policy>
 ORDO_DEVICE void run_cta(const problem& p, std::byte* shared) {
   using act_block = quant::act_f32::block;
   constexpr int warps = Policy::warps, wb = window_blocks<F, Policy>, ww = weight_words<F>;
   const int t = int(threadIdx.x), warp = t / 32, lane = t % 32;
-  auto* weight_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(warp) * wb * ww;      // [wb][ww]
+  std::uint32_t* weight_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(warp) * wb * ww;  // [wb][ww]
   auto* act_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(warps) * wb * ww;         // [wb][act_words]
   const int nb = p.k / F::dot_elems;
+  const bool by_row = row_mode(p);  // uniform: a CTA per row, its warp 0 computing
+  const int per_cta = by_row ? 1 : warps;
+  if (by_row) weight_stage = reinterpret_cast<std::uint32_t*>(shared);  // the one row's window
   // The loops are uniform across the CTA (a warp past the last row idles) so __syncthreads is safe.
-  for (int base = int(blockIdx.x) * warps; base < p.n_out; base += int(gridDim.x) * warps) {
-    const int row = base + warp;
-    const bool live = row < p.n_out;
-    const std::byte* wrow = p.weights + std::size_t(live ? row : 0) * p.weight_row_bytes;
+  for (int base = int(blockIdx.x) * per_cta; base < p.n_out; base += int(gridDim.x) * per_cta) {
+    const int row = by_row ? base : base + warp;
+    const bool live = row < p.n_out && (!by_row || warp == 0);
+    const std::byte* wrow = p.weights + std::size_t(row < p.n_out ? row : 0) * p.weight_row_bytes;
     float acc[R];
 #pragma unroll
     for (int i = 0; i < R; ++i) acc[i] = 0.0f;
     for (int w0 = 0; w0 < nb; w0 += wb) {
       const int w1 = w0 + wb < nb ? w0 + wb : nb;
-      if (live)
+      if (by_row)
+        stage_words_padded<weight_run<F>, ww>(weight_stage, wrow + std::size_t(w0) * dot_bytes<F>,
+                                              (w1 - w0) * weight_run<F>, t, warps * 32);
+      else if (live)
         stage_words_padded<weight_run<F>, ww>(weight_stage, wrow + std::size_t(w0) * dot_bytes<F>,
                                               (w1 - w0) * weight_run<F>, lane, 32);
 #pragma unroll

@@ -68,7 +68,11 @@ struct kernel {
                                                                           : generic_shared_bytes;
     return generic_shared_bytes;
   }();
-  static unsigned grid(const problem& p) { return unsigned((p.n_out + Policy::warps - 1) / Policy::warps); }
+  static unsigned grid(const problem& p) {
+    if constexpr (float_window::applies<F>)
+      if (float_window::row_mode(p)) return unsigned(p.n_out);  // a CTA per row (float_window.hpp)
+    return unsigned((p.n_out + Policy::warps - 1) / Policy::warps);
+  }
 
 #if defined(ORDO_GPU)
   /// The streaming kernel (ops/qmv/int8_dot_streaming.hpp: the same lane-strided bits, a faster

@@ -38,6 +38,18 @@ ORDO_HD ORDO_FORCEINLINE float selection_key(const problem& p, int i, int e) {
 /// in flight together; the ranking then runs over them in ascending expert order.
 inline constexpr int key_batch = 8;
 
+/// Logits and biases of experts e0, e0 + 32, … (key_batch of them; 0 past n_expert), loaded
+/// before any is ranked: the loads are in flight together.
+ORDO_HD ORDO_FORCEINLINE void load_batch(const problem& p, const float* logits, int e0, float (&logit)[key_batch],
+                                         float (&bias)[key_batch]) {
+#pragma unroll
+  for (int u = 0; u < key_batch; ++u) {
+    const int e = e0 + 32 * u;
+    logit[u] = e < p.n_expert ? logits[e] : 0.0f;
+    bias[u] = p.bias && e < p.n_expert ? p.bias[e] : 0.0f;
+  }
+}
+
 /// Whether a lane's experts fit one batch (n_expert <= 32 · key_batch: DS4's 256), so their keys
 /// can be computed once for every round (lane_keys, lane_best_of) instead of once per round.
 ORDO_HD ORDO_FORCEINLINE bool keys_fit(const problem& p) { return p.n_expert <= 32 * key_batch; }
@@ -45,14 +57,8 @@ ORDO_HD ORDO_FORCEINLINE bool keys_fit(const problem& p) { return p.n_expert <= 
 /// Lane l's experts l, l+32, … with their selection keys, in ascending expert order (id −1: none);
 /// needs keys_fit(p).
 ORDO_HD ORDO_FORCEINLINE void lane_keys(const problem& p, int i, int lane, candidate (&keys)[key_batch]) {
-  const float* logits = p.logits + std::size_t(i) * p.logit_stride;
   float logit[key_batch], bias[key_batch];
-#pragma unroll
-  for (int u = 0; u < key_batch; ++u) {
-    const int e = lane + 32 * u;
-    logit[u] = e < p.n_expert ? logits[e] : 0.0f;
-    bias[u] = p.bias && e < p.n_expert ? p.bias[e] : 0.0f;
-  }
+  load_batch(p, p.logits + std::size_t(i) * p.logit_stride, lane, logit, bias);
 #pragma unroll
   for (int u = 0; u < key_batch; ++u) {
     const int e = lane + 32 * u;
@@ -80,12 +86,7 @@ ORDO_HD ORDO_FORCEINLINE candidate lane_best(const problem& p, int i, int lane, 
 #pragma unroll 1
   for (int e0 = lane; e0 < p.n_expert; e0 += 32 * key_batch) {
     float logit[key_batch], bias[key_batch];
-#pragma unroll
-    for (int u = 0; u < key_batch; ++u) {
-      const int e = e0 + 32 * u;
-      logit[u] = e < p.n_expert ? logits[e] : 0.0f;
-      bias[u] = p.bias && e < p.n_expert ? p.bias[e] : 0.0f;
-    }
+    load_batch(p, logits, e0, logit, bias);
 #pragma unroll
     for (int u = 0; u < key_batch; ++u) {
       const int e = e0 + 32 * u;

@@ -64,8 +64,7 @@ workspace_layout plan_workspace(const model::ds4_hparams& h, uint32_t ctx, uint3
   // The split attention schedule's slots: per head and chunk of the kv64 Order (step_plan's
   // entry; layer_step checks the entry's own count against this), the chunk max, den_c, acc_c.
   constexpr uint64_t attention_chunk = ops::attention::kv_chunked<64>::chunk;
-  set(s::attn_split, uint64_t{h.n_head} * ((visible + attention_chunk - 1) / attention_chunk) * (2ull + h.head_dim + attention_chunk),
-      f32);
+  set(s::attn_split, uint64_t{h.n_head} * ((visible + attention_chunk - 1) / attention_chunk) * (2ull + h.head_dim), f32);
   set(s::heads, h.q_dim(), f32);
   set(s::heads_q8, h.q_dim(), act);
   set(s::low, uint64_t{h.o_groups} * h.o_lora_rank, f32);

@@ -39,7 +39,7 @@ enum class stage : uint8_t {
   iw,             // [indexer_heads] f32: indexer head weights
   idx_scores,     // [ctx / 4] f32: indexer score of every compressed row
   idx_top,        // [indexer_top_k] i32: selected compressed rows, ascending
-  attn_split,     // [n_head·chunks(window + visible compressed)·(2 + head_dim + 64)] f32: split attention slots
+  attn_split,     // [n_head·chunks(window + visible compressed)·(2 + head_dim)] f32: split attention slots
   heads,          // [n_head·head_dim] f32: attention output, inverse-RoPE'd
   heads_q8,       // [n_head·head_dim] act (per output group)
   low,            // [o_groups·o_lora_rank] f32: grouped output LoRA

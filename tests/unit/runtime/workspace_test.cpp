@@ -19,8 +19,8 @@ TEST(workspace, stages_follow_the_model) {
   EXPECT_EQ(l.at(stage::idx_scores).row_bytes, 32768u / 4 * 4);
   EXPECT_EQ(l.at(stage::idx_top).row_bytes, 512u * 4);
   // Visible rows per head: the raw window plus max(top-k 512, 32768/128 = 256) compressed rows,
-  // in 10 chunks of 64; a slot is the chunk max, den_c, acc_c[512] and the chunk's 64 logits.
-  EXPECT_EQ(l.at(stage::attn_split).row_bytes, 64u * 10 * (2 + 512 + 64) * 4);
+  // in 10 chunks of 64; a slot is the chunk max, den_c and acc_c[512].
+  EXPECT_EQ(l.at(stage::attn_split).row_bytes, 64u * 10 * (2 + 512) * 4);
   EXPECT_EQ(l.at(stage::mid).row_bytes, (6u + 1) * 2048 * 4);  // six routed slots and the shared expert
   EXPECT_EQ(l.at(stage::logits).row_bytes, 129280u * 4);
   for (const auto& s : l.stages) EXPECT_EQ(s.rows, 16u);

@@ -1,10 +1,8 @@
 /// attention phases shared by the GPU kernels and the CPU executor (ORDO_HD), in the Order's
-/// sequence (attention.hpp). The walks over a chunk take callables so one source serves both:
-/// `logits_of(q_head, rows, j0, z)` gives the group's z_j (the warp's combined q·k times τ —
-/// shfl_xor on the GPU, the host butterfly on the CPU — or, in the split schedule's sums pass,
-/// the values the max pass kept), `keep(j, z)` is where the max pass keeps z_j, and
-/// `accumulate(e, row)` adds e·row into the caller's acc_c (a lane's dims on the GPU, every dim on
-/// the CPU). Everything else is plain per-head arithmetic.
+/// sequence (attention.hpp). The walks over a chunk take two callables so one source serves both:
+/// `logit_of(q_head, row)` returns z_j (the warp's combined q·k times τ — shfl_xor on the GPU,
+/// the host butterfly on the CPU) and `accumulate(e, row)` adds e·row into the caller's acc_c (a
+/// lane's dims on the GPU, every dim on the CPU). Everything else is plain per-head arithmetic.
 #pragma once
 #include <math.h>
 
@@ -99,18 +97,12 @@ ORDO_HD ORDO_FORCEINLINE void group_rows(const problem& p, int i, int j0, int en
   for (int u = 0; u < walk_group; ++u) rows[u] = j0 + u < end ? listed_row<V>(p, i, j0 + u) : nullptr;
 }
 
-/// Keeps nothing (the whole schedule).
-struct keep_none {
-  ORDO_HD void operator()(int, float) const {}
-};
-
-/// The max logit of chunk c's visible entries (−inf when it has none); each visible z_j goes to
-/// keep(j, z_j).
+/// The max logit of chunk c's visible entries (−inf when it has none).
 #if defined(ORDO_GPU_CUDA)
 #pragma nv_exec_check_disable  // the CPU executor passes host callables; the kernels device ones
 #endif
-template <class Order, visibility V, class Logits, class Keep = keep_none>
-ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, Logits&& logits_of, Keep&& keep = {}) {
+template <class Order, visibility V, class Logits>
+ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, Logits&& logits_of) {
   const float* q = query_head(p, i, h);
   float m = minus_infinity();
   const int end = chunk_end<Order>(p, i, c);
@@ -119,13 +111,10 @@ ORDO_HD ORDO_FORCEINLINE float chunk_max(const problem& p, int i, int h, int c, 
     const float* rows[walk_group];
     float z[walk_group];
     group_rows<V>(p, i, j0, end, rows);
-    logits_of(q, rows, j0, z);
+    logits_of(q, rows, z);
 #pragma unroll
     for (int u = 0; u < walk_group; ++u)
-      if (rows[u]) {
-        m = larger(m, z[u]);
-        keep(j0 + u, z[u]);
-      }
+      if (rows[u]) m = larger(m, z[u]);
   }
   return m;
 }
@@ -146,7 +135,7 @@ ORDO_HD ORDO_FORCEINLINE float chunk_sums(const problem& p, int i, int h, int c,
     const float* rows[walk_group];
     float z[walk_group];
     group_rows<V>(p, i, j0, end, rows);
-    logits_of(q, rows, j0, z);
+    logits_of(q, rows, z);
 #pragma unroll
     for (int u = 0; u < walk_group; ++u) {
       if (rows[u]) {
@@ -169,30 +158,13 @@ ORDO_HD ORDO_FORCEINLINE void accumulate_lane(float (&acc)[max_head_dim / order:
   }
 }
 
-/// The split schedule's slot of (row i, head h, chunk c): [max, den_c, acc_c[head_dim], z[chunk]].
+/// The split schedule's slot of (row i, head h, chunk c): [max, den_c, acc_c[head_dim]].
 template <class Order>
 ORDO_HD ORDO_FORCEINLINE float* workspace_slot(const problem& p, int i, int h, int c) {
   const std::size_t chunks = std::size_t(chunks_of<Order>(p.max_listed));
   return p.workspace + ((std::size_t(i) * std::size_t(p.n_heads) + std::size_t(h)) * chunks + std::size_t(c)) *
-                           slot_floats<Order>(p);
+                           (2 + std::size_t(p.head_dim));
 }
-/// The kept logits of a slot: z of list entry j at [j − chunk_begin(c)].
-template <class Order>
-ORDO_HD ORDO_FORCEINLINE float* slot_logits(const problem& p, float* slot) {
-  return slot + 2 + p.head_dim;
-}
-
-/// The sums pass's logits: the values the max pass kept for chunk c (the same bits as redoing
-/// q·k: the same float, stored and read back).
-template <class Order>
-struct kept_logits {
-  const float* z;  // slot_logits of the chunk's slot
-  int c;
-  ORDO_HD void operator()(const float*, const float* const (&rows)[walk_group], int j0, float (&out)[walk_group]) const {
-#pragma unroll
-    for (int u = 0; u < walk_group; ++u) out[u] = rows[u] ? z[j0 + u - chunk_begin<Order>(c)] : 0.0f;
-  }
-};
 
 /// Where head h of row i's output goes.
 ORDO_HD ORDO_FORCEINLINE float* out_head(const problem& p, int i, int h) {

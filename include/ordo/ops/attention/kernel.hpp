@@ -30,7 +30,7 @@ namespace ordo::ops::attention {
 template <class Order>
 struct host_logit {
   const problem& p;
-  void operator()(const float* q, const float* const (&rows)[walk_group], int, float (&z)[walk_group]) const {
+  void operator()(const float* q, const float* const (&rows)[walk_group], float (&z)[walk_group]) const {
     for (int u = 0; u < walk_group; ++u) {
       if (!rows[u]) continue;
       order::host_lanes partial{};
@@ -96,18 +96,13 @@ struct kernel {
   /// The three split phases of one head; chunks past the row's own list are neither written nor read.
   static void split_head(const problem& p, int i, int h) {
     const int n = p.head_dim;
-    for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
-      float* slot = workspace_slot<Order>(p, i, h, c);
-      float* const kept = slot_logits<Order>(p, slot);
-      slot[0] = chunk_max<Order, V>(p, i, h, c, host_logit<Order>{p},
-                                    [kept, c](int j, float z) { kept[j - chunk_begin<Order>(c)] = z; });
-    }
+    for (int c = 0; c < row_chunks<Order>(p, i); ++c)
+      workspace_slot<Order>(p, i, h, c)[0] = chunk_max<Order, V>(p, i, h, c, host_logit<Order>{p});
     for (int c = 0; c < row_chunks<Order>(p, i); ++c) {
       const float m = gathered_max<Order>(p, i, h);
       float* slot = workspace_slot<Order>(p, i, h, c);
       std::fill(slot + 2, slot + 2 + n, 0.0f);
-      slot[1] = chunk_sums<Order, V>(p, i, h, c, m, kept_logits<Order>{slot_logits<Order>(p, slot), c},
-                                     host_accumulate(slot + 2, n));
+      slot[1] = chunk_sums<Order, V>(p, i, h, c, m, host_logit<Order>{p}, host_accumulate(slot + 2, n));
     }
     float den = weight_of(p.sinks[h], gathered_max<Order>(p, i, h));
     float* out = out_head(p, i, h);
@@ -141,7 +136,7 @@ struct kernel {
   struct warp_logit {
     const problem& p;
     int lane;
-    ORDO_DEVICE void operator()(const float* q, const float* const (&rows)[walk_group], int, float (&z)[walk_group]) const {
+    ORDO_DEVICE void operator()(const float* q, const float* const (&rows)[walk_group], float (&z)[walk_group]) const {
       float part[walk_group];
 #pragma unroll
       for (int u = 0; u < walk_group; ++u) part[u] = lane_dot<Order>(q, rows[u] ? rows[u] : q, p.head_dim, lane);
@@ -207,21 +202,16 @@ struct kernel {
       write_lane(p, i, h, lane, acc, den);
     } else if constexpr (Phase == 0) {  // chunk c's max into its slot
       if (c >= row_chunks<Order>(p, i)) return;
-      float* const slot = workspace_slot<Order>(p, i, h, c);
-      float* const kept = slot_logits<Order>(p, slot);
-      const float m = chunk_max<Order, V>(p, i, h, c, z, [kept, c, lane](int j, float zj) {
-        if (lane == 0) kept[j - chunk_begin<Order>(c)] = zj;  // every lane holds the same z_j
-      });
-      if (lane == 0) slot[0] = m;
+      const float m = chunk_max<Order, V>(p, i, h, c, z);
+      if (lane == 0) workspace_slot<Order>(p, i, h, c)[0] = m;
     } else if constexpr (Phase == 1) {  // chunk c's den_c and acc_c into its slot
       if (c >= row_chunks<Order>(p, i)) return;
       const float m = gathered_max<Order>(p, i, h);
       float acc_c[dims_per_lane];
 #pragma unroll
       for (int k = 0; k < dims_per_lane; ++k) acc_c[k] = 0.0f;
+      const float den = chunk_sums<Order, V>(p, i, h, c, m, z, lane_accumulate{acc_c, p.head_dim, lane});
       float* slot = workspace_slot<Order>(p, i, h, c);
-      const float den = chunk_sums<Order, V>(p, i, h, c, m, kept_logits<Order>{slot_logits<Order>(p, slot), c},
-                                             lane_accumulate{acc_c, p.head_dim, lane});
       if (lane == 0) slot[1] = den;
 #pragma unroll
       for (int k = 0; k < dims_per_lane; ++k) {

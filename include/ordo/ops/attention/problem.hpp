@@ -68,17 +68,11 @@ constexpr int chunks_of(int n) {
   return (n + Order::chunk - 1) / Order::chunk;
 }
 
-/// Floats of one split-schedule slot: the chunk max, den_c, acc_c[head_dim] and the chunk's
-/// logits z_j (the max pass keeps them; the sums pass reads them instead of redoing q·k).
-template <class Order>
-constexpr std::size_t slot_floats(const problem& p) {
-  return 2 + std::size_t(p.head_dim) + std::size_t(Order::chunk);
-}
-
-/// The split schedule's workspace: a slot per (row, head, chunk).
+/// The split schedule's workspace: per (row, head, chunk) the chunk max, den_c and acc_c[head_dim].
 template <class Order>
 constexpr std::size_t workspace_floats(const problem& p) {
-  return std::size_t(p.rows) * std::size_t(p.n_heads) * std::size_t(chunks_of<Order>(p.max_listed)) * slot_floats<Order>(p);
+  return std::size_t(p.rows) * std::size_t(p.n_heads) * std::size_t(chunks_of<Order>(p.max_listed)) *
+         (2 + std::size_t(p.head_dim));
 }
 
 /// Whether a problem fits spec (R, S): rows within the tier, heads the lanes can hold, strides.

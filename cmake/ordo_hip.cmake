@@ -47,7 +47,7 @@ string(REGEX MATCH "target datalayout = \"[^\"]*\"" _datalayout "${_empty_module
 if(NOT _rc EQUAL 0 OR NOT _datalayout)
   message(FATAL_ERROR "HIP preset: could not read the amdgcn data layout from ${CMAKE_HIP_COMPILER}")
 endif()
-foreach(arch IN LISTS CMAKE_HIP_ARCHITECTURES)
+foreach(arch IN LISTS CMAKE_HIP_ARCHITECTURES ORDO_HIP_HEADER_CHECK_ARCHS)  # the header check's targets need their ISA module too
   if(NOT arch MATCHES "^gfx([0-9]+)([0-9a-f])([0-9a-f])$")
     message(FATAL_ERROR "HIP preset: cannot parse target '${arch}' (expected gfxNNN)")
   endif()

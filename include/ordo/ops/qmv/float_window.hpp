@@ -69,12 +69,12 @@ ORDO_DEVICE void run_cta(const problem& p, std::byte* shared) {
   using act_block = quant::act_f32::block;
   constexpr int warps = Policy::warps, wb = window_blocks<F, Policy>, ww = weight_words<F>;
   const int t = int(threadIdx.x), warp = t / 32, lane = t % 32;
-  std::uint32_t* weight_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(warp) * wb * ww;  // [wb][ww]
-  auto* act_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(warps) * wb * ww;         // [wb][act_words]
-  const int nb = p.k / F::dot_elems;
   const bool by_row = row_mode(p);  // uniform: a CTA per row, its warp 0 computing
   const int per_cta = by_row ? 1 : warps;
-  if (by_row) weight_stage = reinterpret_cast<std::uint32_t*>(shared);  // the one row's window
+  // [wb][ww]: the warp's own row window, or in row mode the CTA's one row window
+  auto* weight_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(by_row ? 0 : warp) * wb * ww;
+  auto* act_stage = reinterpret_cast<std::uint32_t*>(shared) + std::size_t(warps) * wb * ww;  // [wb][act_words]
+  const int nb = p.k / F::dot_elems;
   // The loops are uniform across the CTA (a warp past the last row idles) so __syncthreads is safe.
   for (int base = int(blockIdx.x) * per_cta; base < p.n_out; base += int(gridDim.x) * per_cta) {
     const int row = by_row ? base : base + warp;

@@ -38,35 +38,30 @@ ORDO_HD ORDO_FORCEINLINE float selection_key(const problem& p, int i, int e) {
 /// in flight together; the ranking then runs over them in ascending expert order.
 inline constexpr int key_batch = 8;
 
-/// Logits and biases of experts e0, e0 + 32, … (key_batch of them; 0 past n_expert), loaded
-/// before any is ranked: the loads are in flight together.
-ORDO_HD ORDO_FORCEINLINE void load_batch(const problem& p, const float* logits, int e0, float (&logit)[key_batch],
-                                         float (&bias)[key_batch]) {
+/// Experts e0, e0 + 32, … (key_batch of them) of row i with their selection keys, in ascending
+/// expert order (id −1 past n_expert). Their logits and biases are loaded before any key is
+/// formed: the loads are in flight together.
+ORDO_HD ORDO_FORCEINLINE void batch_keys(const problem& p, int i, int e0, candidate (&keys)[key_batch]) {
+  const float* logits = p.logits + std::size_t(i) * p.logit_stride;
+  float logit[key_batch], bias[key_batch];
 #pragma unroll
   for (int u = 0; u < key_batch; ++u) {
     const int e = e0 + 32 * u;
     logit[u] = e < p.n_expert ? logits[e] : 0.0f;
     bias[u] = p.bias && e < p.n_expert ? p.bias[e] : 0.0f;
   }
-}
-
-/// Whether a lane's experts fit one batch (n_expert <= 32 · key_batch: DS4's 256), so their keys
-/// can be computed once for every round (lane_keys, lane_best_of) instead of once per round.
-ORDO_HD ORDO_FORCEINLINE bool keys_fit(const problem& p) { return p.n_expert <= 32 * key_batch; }
-
-/// Lane l's experts l, l+32, … with their selection keys, in ascending expert order (id −1: none);
-/// needs keys_fit(p).
-ORDO_HD ORDO_FORCEINLINE void lane_keys(const problem& p, int i, int lane, candidate (&keys)[key_batch]) {
-  float logit[key_batch], bias[key_batch];
-  load_batch(p, p.logits + std::size_t(i) * p.logit_stride, lane, logit, bias);
 #pragma unroll
   for (int u = 0; u < key_batch; ++u) {
-    const int e = lane + 32 * u;
+    const int e = e0 + 32 * u;
     keys[u] = e < p.n_expert ? candidate{key_of(p, logit[u], bias[u]), e} : candidate{0.0f, -1};
   }
 }
 
-/// lane_best from keys computed once: the same candidates, the same ascending order, the same rule.
+/// Whether a lane's experts fit one batch (n_expert <= 32 · key_batch: DS4's 256), so their keys
+/// (batch_keys at e0 = lane) can be formed once for every round instead of once per round.
+ORDO_HD ORDO_FORCEINLINE bool keys_fit(const problem& p) { return p.n_expert <= 32 * key_batch; }
+
+/// The best of a batch's candidates that is not among chosen[0..n_chosen), in ascending order.
 ORDO_HD ORDO_FORCEINLINE candidate lane_best_of(const candidate (&keys)[key_batch], const int* chosen, int n_chosen) {
   candidate best{0.0f, -1};
 #pragma unroll
@@ -79,24 +74,16 @@ ORDO_HD ORDO_FORCEINLINE candidate lane_best_of(const candidate (&keys)[key_batc
   return best;
 }
 
-/// Lane l's best expert among its own (l, l+32, …) that is not among chosen[0..n_chosen).
+/// Lane l's best expert among its own (l, l+32, …) that is not among chosen[0..n_chosen): the
+/// best of its batches' bests (ranks_before is a strict total order, so the grouping cannot matter).
 ORDO_HD ORDO_FORCEINLINE candidate lane_best(const problem& p, int i, int lane, const int* chosen, int n_chosen) {
   candidate best{0.0f, -1};
-  const float* logits = p.logits + std::size_t(i) * p.logit_stride;
 #pragma unroll 1
   for (int e0 = lane; e0 < p.n_expert; e0 += 32 * key_batch) {
-    float logit[key_batch], bias[key_batch];
-    load_batch(p, logits, e0, logit, bias);
-#pragma unroll
-    for (int u = 0; u < key_batch; ++u) {
-      const int e = e0 + 32 * u;
-      if (e < p.n_expert) {
-        bool taken = false;
-        for (int c = 0; c < n_chosen; ++c) taken = taken || chosen[c] == e;
-        const candidate mine{key_of(p, logit[u], bias[u]), e};
-        if (!taken && ranks_before(mine, best)) best = mine;
-      }
-    }
+    candidate keys[key_batch];
+    batch_keys(p, i, e0, keys);
+    const candidate c = lane_best_of(keys, chosen, n_chosen);
+    if (ranks_before(c, best)) best = c;
   }
   return best;
 }

@@ -6,7 +6,7 @@
 /// lanes' proposals with an xor butterfly of (key, id) pairs under ranks_before, and lane 0
 /// records the winner and finally writes the weights (the n_used-term sum stays on one lane, in
 /// output order). Where a lane's experts fit one batch, their keys are computed once per row and
-/// every round ranks the same candidates (lane_keys, lane_best_of).
+/// every round ranks the same candidates (batch_keys, lane_best_of).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,7 +37,7 @@ struct kernel {
       const bool cached = keys_fit(p);
       candidate keys[32][key_batch];
       if (cached)
-        for (int lane = 0; lane < 32; ++lane) lane_keys(p, i, lane, keys[lane]);
+        for (int lane = 0; lane < 32; ++lane) batch_keys(p, i, lane, keys[lane]);
       for (int k = 0; k < p.n_used; ++k) {
         candidate best{0.0f, -1};
         for (int lane = 0; lane < 32; ++lane) {
@@ -68,7 +68,7 @@ struct kernel {
       // sqrt(softplus) of its 8 experts was most of the kernel's time.
       const bool cached = keys_fit(p);
       candidate keys[key_batch];
-      if (cached) lane_keys(p, i, lane, keys);
+      if (cached) batch_keys(p, i, lane, keys);
 #pragma unroll 1
       for (int k = 0; k < p.n_used; ++k) {
         candidate best = cached ? lane_best_of(keys, chosen, k) : lane_best(p, i, lane, chosen, k);

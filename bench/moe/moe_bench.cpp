@@ -2,7 +2,12 @@
 // lane-strided order) at DS4 dims (n_embd 4096, n_ff_exp 2048, 256 routed experts, 6 used, the
 // Q8_0 shared expert) at tiers 1–8 and 16, next to a copy bandwidth measured in the same run.
 //
-//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE]
+//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants]
+//
+// --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
+// stages, gate_up output rows per item, down output rows per item, CTAs per SM) other than the preset's, at
+// tiers 1 and 8, to choose the preset's (they run the same operations in the same order, so only
+// speed differs; the GPU tests check the preset's).
 //
 // The routed tensors are the full 256-expert [n_expert][n_out][row] shape (≥ 1.8 GB per layout, so
 // launches read HBM, not the 50 MB L2); every step of a batch uses another of 64 drawn routings
@@ -25,6 +30,22 @@
 #include "ordo/registry/all_ops.hpp"
 
 namespace {
+
+/// A shape of the streamed moe passes: warps per CTA, ring stages, gate_up / down output rows per
+/// item, CTAs an SM must hold (caps the registers).
+template <int W, int S, int GR, int DR, int M>
+struct variant : ordo::tune::preset::qmv::policy {
+  static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_gate_up_rows = GR, moe_down_rows = DR;
+  static constexpr int moe_streaming_min_ctas = M;
+  static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
+  static std::string name() {
+    return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(GR) + "/" + std::to_string(DR) + "/" +
+           std::to_string(M);
+  }
+};
+/// The preset's narrow and wide shapes (ops/moe/streaming.hpp config), and the best other of the
+/// session-8 sweep (docs/PERFORMANCE.md).
+using variants = ordo::meta::type_list<variant<8, 3, 2, 2, 1>, variant<16, 2, 1, 1, 1>, variant<8, 2, 2, 2, 3>>;
 
 using namespace ordo;
 
@@ -59,7 +80,7 @@ struct result {
 };
 
 template <class L>
-void bench_layout(int iters, double copy_gbs, std::vector<result>& results) {
+void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<result>& results) {
   using GU = typename L::gate_up;
   using D = typename L::down;
   using S = typename L::shared;
@@ -103,10 +124,7 @@ void bench_layout(int iters, double copy_gbs, std::vector<result>& results) {
   gpu::device_buffer<float> mid(std::size_t(R_max) * slots * n_ff), out(std::size_t(R_max) * n_embd);
   gpu::device_buffer<std::byte> mid_act(std::size_t(R_max) * slots * mid_act_row);
 
-  for (int tier : tiers) {
-    const std::string base = std::string("moe.") + std::string(L::name) + ".r" + std::to_string(tier) + ".ls32.";
-    const auto& gu = registry::find<ops::moe::op>(base + "gate_up");
-    const auto& dn = registry::find<ops::moe::op>(base + "down");
+  auto make_problem = [&](int tier) {
     ops::moe::problem p{};
     p.x_routed = xr.data();
     p.x_routed_row_bytes = xr_row;
@@ -131,21 +149,18 @@ void bench_layout(int iters, double copy_gbs, std::vector<result>& results) {
     p.n_used = n_used;
     p.rows = tier;
     p.clamp = 10.0f;
-    // routing r: rows r·tier .. of the drawn table (distinct rows for every step of a cycle)
+    return p;
+  };
+  // Median-of-3 µs per step of `launch` (gate_up, then down); routing r: rows r·tier .. of the
+  // drawn table (distinct rows for every step of a cycle)
+  auto time_steps = [&](int tier, const auto& launch) {
+    auto p = make_problem(tier);
     auto step = [&](int r) {
       const std::size_t at = std::size_t(r % (n_routings * R_max / tier)) * std::size_t(tier) * n_used;
       p.expert_ids = dids.data() + at;
       p.expert_weights = dweights.data() + at;
-      gu.launch_gpu(p, nullptr);
-      dn.launch_gpu(p, nullptr);
+      launch(p);
     };
-    double experts = 0;
-    const int cycle = n_routings * R_max / tier;
-    for (int r = 0; r < cycle; ++r) {
-      std::set<int> u;
-      for (int j = 0; j < tier * n_used; ++j) u.insert(ids[std::size_t(r) * tier * n_used + std::size_t(j)]);
-      experts += double(u.size()) / cycle;
-    }
     for (int i = 0; i < 5; ++i) step(i);
     gpu::synchronize();
     std::vector<double> batch;
@@ -156,13 +171,52 @@ void bench_layout(int iters, double copy_gbs, std::vector<result>& results) {
       batch.push_back(t.elapsed_ms() * 1e3 / iters);
     }
     std::sort(batch.begin(), batch.end());
+    return batch[1];
+  };
+  auto union_experts = [&](int tier) {
+    double experts = 0;
+    const int cycle = n_routings * R_max / tier;
+    for (int r = 0; r < cycle; ++r) {
+      std::set<int> u;
+      for (int j = 0; j < tier * n_used; ++j) u.insert(ids[std::size_t(r) * tier * n_used + std::size_t(j)]);
+      experts += double(u.size()) / cycle;
+    }
+    return experts;
+  };
+
+  for (int tier : tiers) {
+    const std::string base = std::string("moe.") + std::string(L::name) + ".r" + std::to_string(tier) + ".ls32.";
+    const auto& gu = registry::find<ops::moe::op>(base + "gate_up");
+    const auto& dn = registry::find<ops::moe::op>(base + "down");
+    const double us = time_steps(tier, [&](const ops::moe::problem& p) {
+      gu.launch_gpu(p, nullptr);
+      dn.launch_gpu(p, nullptr);
+    });
+    const double experts = union_experts(tier);
     // bytes: union of experts' weights + shared + x (read by each pass at most once per unit: counted once) +
     // mid and mid_act written and read, out written
     const double bytes = experts * double(expert_bytes) + double(shared_bytes) + double(tier) * double(xr_row + xs_row) +
                          double(tier) * slots * (2.0 * 4 * n_ff + 2.0 * double(mid_act_row)) + 4.0 * tier * n_embd;
-    results.push_back({std::string(L::name), tier, batch[1], bytes, experts});
-    std::printf("%s r%d: %.1f us\n", std::string(L::name).c_str(), tier, batch[1]);
+    results.push_back({std::string(L::name), tier, us, bytes, experts});
+    std::printf("%s r%d: %.1f us\n", std::string(L::name).c_str(), tier, us);
     std::fflush(stdout);
+  }
+  if (with_variants) {
+    std::printf("\n%s variants (warps/stages/gate_up rows/down rows/min CTAs): µs per step at tiers 1, 8\n", std::string(L::name).c_str());
+    auto each = [&]<class V>() {
+      auto run = [&]<int R>() {
+        using gate_up = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::gate_up, V>;
+        using down = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::down, V>;
+        return time_steps(R, [&](const ops::moe::problem& p) {
+          ops::launch_gpu<gate_up>(p, nullptr);
+          ops::launch_gpu<down>(p, nullptr);
+        });
+      };
+      const double t1 = run.template operator()<1>(), t8 = run.template operator()<8>();
+      std::printf("| %s | %s | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t8);
+      std::fflush(stdout);
+    };
+    [&]<class... Vs>(meta::type_list<Vs...>) { (each.template operator()<Vs>(), ...); }(variants{});
   }
   (void)copy_gbs;
 }
@@ -179,6 +233,7 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
   int iters = 50;
+  bool with_variants = false;
   std::string markdown, tsv;
   std::vector<std::string> layouts = {"q2", "mxfp4"};
   for (int i = 1; i < argc; ++i) {
@@ -187,8 +242,9 @@ int main(int argc, char** argv) {
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
     else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
+    else if (a == "--variants") with_variants = true;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE]\n");
+      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants]\n");
       return 0;
     } else {
       std::fprintf(stderr, "moe_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -205,9 +261,9 @@ int main(int argc, char** argv) {
               dev.multiprocessors, tune::name, copy_gbs);
   std::vector<result> results;
   for (const auto& l : layouts) {
-    if (l == "q2") bench_layout<ops::moe::q2_layout>(iters, copy_gbs, results);
-    else if (l == "mxfp4") bench_layout<ops::moe::mxfp4_layout>(iters, copy_gbs, results);
-    else if (l == "q8_0") bench_layout<ops::moe::q8_0_layout>(iters, copy_gbs, results);
+    if (l == "q2") bench_layout<ops::moe::q2_layout>(iters, copy_gbs, with_variants, results);
+    else if (l == "mxfp4") bench_layout<ops::moe::mxfp4_layout>(iters, copy_gbs, with_variants, results);
+    else if (l == "q8_0") bench_layout<ops::moe::q8_0_layout>(iters, copy_gbs, with_variants, results);
     else std::fprintf(stderr, "moe_bench: layout %s is not benchmarked\n", l.c_str());
   }
   std::string table =

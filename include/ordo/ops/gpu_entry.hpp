@@ -11,6 +11,7 @@
 /// selection) declares `phases` instead of run_cta, with `grid(problem, phase)` and
 /// `ORDO_DEVICE static void run_phase<I>(const problem&, std::byte* shared)`; the entry launches
 /// phase 0, 1, … in order on the one stream (stream order is the barrier between them).
+/// Either kind may carry `try_specialized_launch`, which launches every pass itself or nothing.
 #pragma once
 #include <cstddef>
 #include <stdexcept>
@@ -61,15 +62,15 @@ template <class Kernel>
 void launch_gpu(const typename Kernel::problem& p, gpu::stream_t stream) {
   static_assert(Kernel::shared_bytes <= 48 * 1024, "a kernel's shared memory exceeds 48 KiB");
   if (!Kernel::can_run(p)) throw std::invalid_argument("launch_gpu: the kernel cannot run this problem");
+  // A kernel may carry a specialized arrangement of the same bits (its own __global__s), tried
+  // first; it says false where its preconditions fail and the generic entry runs.
+  if constexpr (requires { Kernel::try_specialized_launch(p, stream); })
+    if (Kernel::try_specialized_launch(p, stream)) return;
   if constexpr (requires { Kernel::phases; }) {
     [&]<int... I>(std::integer_sequence<int, I...>) {
       (launch_phase<Kernel, I>(p, stream), ...);
     }(std::make_integer_sequence<int, Kernel::phases>{});
   } else {
-    // A kernel may carry a specialized arrangement of the same bits (its own __global__), tried
-    // first; it says false where its preconditions fail and the generic entry runs.
-    if constexpr (requires { Kernel::try_specialized_launch(p, stream); })
-      if (Kernel::try_specialized_launch(p, stream)) return;
     const unsigned grid = Kernel::grid(p);
     if (grid == 0) return;
     device_kernel<Kernel><<<grid, Kernel::threads, Kernel::shared_bytes, gpu::native(stream)>>>(p);

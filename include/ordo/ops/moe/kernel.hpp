@@ -22,8 +22,12 @@
 
 #include "ordo/ops/moe/body.hpp"
 #include "ordo/ops/moe/quantize_warp.hpp"
+#include "ordo/ops/moe/streaming.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/order/combine.hpp"
+#if defined(ORDO_GPU)
+#include "ordo/ops/gpu_entry.hpp"
+#endif
 
 namespace ordo::ops::moe {
 
@@ -37,6 +41,9 @@ inline constexpr std::size_t stage_bytes = std::size_t(32 * ((Policy::window_byt
 template <class L, int R, class Order, phase P, class Policy, class Steps = steps>
 struct kernel {
   using problem = moe::problem;
+  using layout = L;
+  using policy = Policy;
+  static constexpr int tier = R;
   using GU = typename L::gate_up;
   using D = typename L::down;
   using S = typename L::shared;
@@ -193,6 +200,26 @@ struct kernel {
     else
       return unsigned((p.n_embd + warps - 1) / warps);
   }
+
+#if defined(ORDO_GPU)
+  /// The streamed passes (streaming.hpp: the same bits) for layouts whose formats all have int8
+  /// block decoders, in ls32, with the real steps (a mutation check's Steps runs the generic
+  /// passes it changes); gate_up's quantize pass stays generic. False where they cannot run p.
+  static bool try_specialized_launch([[maybe_unused]] const problem& p, [[maybe_unused]] gpu::stream_t stream) {
+#if defined(ORDO_GPU_CUDA)
+    if constexpr (streaming::applies<L, Order> && std::is_same_v<Steps, steps>) {
+      if constexpr (P == phase::gate_up) {
+        if (!streaming::launch_gate_up<kernel>(p, stream)) return false;
+        launch_phase<kernel, 1>(p, stream);
+        return true;
+      } else {
+        return streaming::launch_down<kernel>(p, stream);
+      }
+    }
+#endif
+    return false;
+  }
+#endif
 
   /// Whether every weight row and activation row the projections read is 4-byte aligned (the
   /// chunk-cooperative arrangement reads them with 32-bit loads): one answer per problem.

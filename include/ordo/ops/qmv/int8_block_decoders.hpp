@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/conversions.hpp"
@@ -50,17 +51,15 @@ struct mxfp4_decoder {
   static ORDO_DEVICE ORDO_FORCEINLINE uint2 kvalues(std::uint32_t v) {
     // kvalue(n) for n = 0..15 as int8 bytes: {0,1,2,3} {4,6,8,12} {0,-1,-2,-3} {-4,-6,-8,-12}
     constexpr std::uint32_t t0 = 0x03020100u, t1 = 0x0c080604u, t2 = 0xfdfeff00u, t3 = 0xf4f8fafcu;
+    // The 8 nibbles unzipped into one word: low nibbles of bytes 0..3 in bits 0..15, high nibbles
+    // in bits 16..31 (bytes of lo | lo >> 4 hold nibble pairs; bytes 0 and 2 of each are taken).
     const std::uint32_t lo = v & 0x0f0f0f0fu, hi = (v >> 4) & 0x0f0f0f0fu;
-    auto lookup = [&](std::uint32_t n) {  // 4 nibbles in the low 4 bits of each byte
-      // byte_perm selects with the low 3 bits of each selector nibble; pack the 4 bytes' codes
-      const std::uint32_t sel = (n & 0x7u) | ((n >> 4) & 0x70u) | ((n >> 8) & 0x700u) | ((n >> 12) & 0x7000u);
-      const std::uint32_t neg = (n & 0x8u) | ((n >> 4) & 0x80u) | ((n >> 8) & 0x800u) | ((n >> 12) & 0x8000u);
-      const std::uint32_t pos_v = __byte_perm(t0, t1, sel), neg_v = __byte_perm(t2, t3, sel);
-      // pick per byte: selector 0..3 = byte of pos_v, 4..7 = byte of neg_v
-      const std::uint32_t pick = 0x3210u | (neg >> 1);
-      return __byte_perm(pos_v, neg_v, pick);
-    };
-    return make_uint2(lookup(lo), lookup(hi));
+    const std::uint32_t n = __byte_perm(lo | (lo >> 4), hi | (hi >> 4), 0x6420u);
+    // byte_perm selects with the low 3 bits of each selector nibble (the code's magnitude index);
+    // bit 3 (the sign) picks the byte of the negative table
+    const std::uint32_t sel = n & 0x77777777u, pick = 0x32103210u | ((n >> 1) & 0x44444444u);
+    auto lookup = [&](std::uint32_t s, std::uint32_t k) { return __byte_perm(__byte_perm(t0, t1, s), __byte_perm(t2, t3, s), k); };
+    return make_uint2(lookup(sel, pick), lookup(sel >> 16, pick >> 16));
   }
   static ORDO_DEVICE ORDO_FORCEINLINE void decode(const std::byte* stage, int o, float& scale, std::uint32_t (&q)[8]) {
     const auto* w32 = reinterpret_cast<const std::uint32_t*>(stage + (o & ~3));
@@ -83,5 +82,23 @@ struct mxfp4_decoder {
   }
 #endif
 };
+
+/// The decoder of format F (void where F has none): qmv's and moe's streaming kernels pick by it.
+template <class F>
+struct int8_decoder_of {
+  using type = void;
+};
+template <>
+struct int8_decoder_of<quant::q8_0> {
+  using type = q8_0_decoder;
+};
+template <>
+struct int8_decoder_of<quant::mxfp4> {
+  using type = mxfp4_decoder;
+};
+template <class F>
+using int8_decoder = typename int8_decoder_of<F>::type;
+template <class F>
+inline constexpr bool has_int8_decoder = !std::is_void_v<int8_decoder<F>>;
 
 }  // namespace ordo::ops::qmv

@@ -24,6 +24,7 @@
 
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/gpu/resident_grid.hpp"
 #include "ordo/ops/qmv/async_copy.hpp"
 #include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/ops/qmv/halving_butterfly.hpp"
@@ -226,32 +227,11 @@ bool try_launch(const problem& p, gpu::stream_t stream) {
   if ((reinterpret_cast<std::uintptr_t>(p.weights) & 15) != 0 || !D::row_bytes_ok(p.weight_row_bytes)) return false;
   if ((reinterpret_cast<std::uintptr_t>(p.acts) & 3) != 0 || (p.act_row_bytes & 3) != 0) return false;
   const std::size_t smem = smem_bytes<D, R, Policy>(nb);
-  static const int max_smem = [] {
-    int dev = 0, v = 0;
-    ORDO_GPU_CHECK(cudaGetDevice(&dev));
-    ORDO_GPU_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    ORDO_GPU_CHECK(cudaFuncSetAttribute(kernel<D, R, Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize, v));
-    return v;
-  }();
-  if (smem > std::size_t(max_smem)) return false;
-  static const int sms = [] {
-    int dev = 0, v = 0;
-    ORDO_GPU_CHECK(cudaGetDevice(&dev));
-    ORDO_GPU_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
-    return v;
-  }();
-  // CTAs per SM for this shared-memory size (cached: one nb per call site in practice).
-  static thread_local std::size_t cached_smem = 0;
-  static thread_local int cached_per_sm = 1;
-  if (cached_smem != smem) {
-    int per_sm = 0;
-    ORDO_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel<D, R, Policy>, cfg::warps * 32, smem));
-    cached_smem = smem;
-    cached_per_sm = per_sm > 0 ? per_sm : 1;
-  }
+  const int resident = gpu::resident_ctas<&kernel<D, R, Policy>>(cfg::warps * 32, smem);
+  if (resident == 0) return false;
   const int groups = (p.n_out + cfg::rows_per_warp - 1) / cfg::rows_per_warp;
   const int needed = (groups + cfg::warps - 1) / cfg::warps;
-  const int grid = needed < sms * cached_per_sm ? needed : sms * cached_per_sm;
+  const int grid = needed < resident ? needed : resident;
   if constexpr (cfg::overlap == launch_overlap::none) {
     kernel<D, R, Policy><<<unsigned(grid), cfg::warps * 32, smem, gpu::native(stream)>>>(p);
     ORDO_GPU_CHECK_LAUNCH();

@@ -54,52 +54,65 @@ ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_
   return {gpu::shfl_i32(v.sumi, src), gpu::shfl_i32(v.summ, src)};
 }
 
-/// One weight row (`wrow`, nb dot blocks) against `live` activation rows: each lane's ls32 partial
-/// sums in acc (before the combine). `act(i, b)` is activation row i's dot block b (qmv: strided
-/// rows; moe: a pass's gathered rows). Every lane of the warp calls it together.
+/// One window of a weight row — blocks wwin[0 .. wb), wb <= 32, the window's first block a
+/// multiple of 32 into the row, so block j's ls32 owner is lane j — against `live` activation
+/// rows: each owner lane adds its block's one-row term to acc[i]. `act(i, j)` is activation row
+/// i's dot block for window block j. Every lane of the warp calls it together; the window may lie
+/// in global or shared memory.
 template <class F, int R, class Act>
-ORDO_DEVICE ORDO_FORCEINLINE void accumulate_row(const typename F::block* wrow, int nb, int live, const Act& act, int lane,
-                                                 float (&acc)[R]) {
+ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window(const typename F::block* wwin, int wb, int live, const Act& act, int lane,
+                                                    float (&acc)[R]) {
   using dec = int_chunk_decoder<F>;
   using sum_t = typename dec::int_sum;
   const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
+  sum_t mine[R];
 #pragma unroll
-  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
-  for (int w0 = 0; w0 < nb; w0 += 32) {
-    const int wb = nb - w0 < 32 ? nb - w0 : 32;
-    sum_t mine[R];
+  for (int i = 0; i < R; ++i) mine[i] = sum_t{};
 #pragma unroll
-    for (int i = 0; i < R; ++i) mine[i] = sum_t{};
+  for (int t = 0; t < 8; ++t) {
+    if (4 * t >= wb) break;  // uniform: the window has no block at this step
+    const int j = group + 4 * t;
+    sum_t s[R];
 #pragma unroll
-    for (int t = 0; t < 8; ++t) {
-      if (4 * t >= wb) break;  // uniform: the window has no block at this step
-      const int j = group + 4 * t;
-      sum_t s[R];
+    for (int i = 0; i < R; ++i) s[i] = sum_t{};
+    if (j < wb) {
+      const auto& blk = wwin[j];
+      std::uint32_t words[8];
+      dec::decode(blk, chunk, words);
 #pragma unroll
-      for (int i = 0; i < R; ++i) s[i] = sum_t{};
-      if (j < wb) {
-        const auto& blk = wrow[w0 + j];
-        std::uint32_t words[8];
-        dec::decode(blk, chunk, words);
+      for (int i = 0; i < R; ++i)
+        if (i < live) s[i] = dec::dot(blk, chunk, words, act(i, j));
+    }
+    // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
+    // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform).
 #pragma unroll
-        for (int i = 0; i < R; ++i)
-          if (i < live) s[i] = dec::dot(blk, chunk, words, act(i, w0 + j));
-      }
-      // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
-      // block 4t + q's owner, lane 4t + q, takes it from group q.
-#pragma unroll
-      for (int i = 0; i < R; ++i) {
+    for (int i = 0; i < R; ++i) {
+      if (i < live) {
         s[i] = xor_sum(xor_sum(xor_sum(s[i], 1), 2), 4);
         const sum_t v = from_lane(s[i], 8 * (lane % 4));
         if (lane / 4 == t) mine[i] = v;
       }
     }
-    if (lane < wb) {
-      const auto& blk = wrow[w0 + lane];
+  }
+  if (lane < wb) {
+    const auto& blk = wwin[lane];
 #pragma unroll
-      for (int i = 0; i < R; ++i)
-        if (i < live) acc[i] = acc[i] + F::dot_scale(blk, act(i, w0 + lane).d, mine[i]);
-    }
+    for (int i = 0; i < R; ++i)
+      if (i < live) acc[i] = acc[i] + F::dot_scale(blk, act(i, lane).d, mine[i]);
+  }
+}
+
+/// One weight row (`wrow`, nb dot blocks) against `live` activation rows: each lane's ls32 partial
+/// sums in acc (before the combine), window after window. `act(i, b)` is activation row i's dot
+/// block b (qmv: strided rows; moe: a pass's gathered rows). Every lane of the warp calls it together.
+template <class F, int R, class Act>
+ORDO_DEVICE ORDO_FORCEINLINE void accumulate_row(const typename F::block* wrow, int nb, int live, const Act& act, int lane,
+                                                 float (&acc)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+  for (int w0 = 0; w0 < nb; w0 += 32) {
+    const int wb = nb - w0 < 32 ? nb - w0 : 32;
+    accumulate_window<F, R>(wrow + w0, wb, live, [&](int i, int j) -> decltype(auto) { return act(i, w0 + j); }, lane, acc);
   }
 }
 

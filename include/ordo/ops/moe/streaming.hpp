@@ -1,0 +1,674 @@
+/// The streaming arrangement of moe's two projection passes (gate_up pass 0 and down) in the
+/// lane-strided order, CUDA (sm_80+), for layouts whose formats are each either an int8-block
+/// format (scale × exact int8 dot against q8_32: MXFP4, Q8_0; qmv/int8_block_decoders.hpp) or a
+/// chunk-cooperative K-quant (IQ2_XXS, Q2_K against q8_k; qmv/int_chunk_cooperative.hpp) — the
+/// mxfp4, q8_0 and q2 layouts. It is qmv's streaming kernel (qmv/int8_dot_streaming.hpp) applied to
+/// the grouped step:
+///   - persistent CTAs; each builds the unit list (body.hpp) and a table of the units' passes (a
+///     pass: ≤ R pairs of one unit). A gate_up work item is (pass, config::gate_up_out_rows output
+///     rows): those expert rows of gate and of up, so both projections of a pair end in one warp
+///     and the SwiGLU epilogue runs there. A down work item is config::down_rows output rows: it
+///     walks every pass of every unit for its rows, each pair's partial lands in its (row, slot)
+///     place, and the row's slots are summed last in steps::weighted_sum order (kernel::write_out);
+///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives
+///     the lanes, or fewer at a row's end) into a private ring of config::stages shared-memory
+///     buffers with cp.async, stages − 1 windows in flight while one is computed, no CTA barrier
+///     after the start;
+///     a warp's place in its walk is a cursor that only moves forward (no division per window);
+///   - int8-block formats: a lane decodes its block of each row once and dots it (dp4a) against every
+///     pair of the pass, x staged once per CTA in shared memory (gate_up) or mid_act read through L1
+///     (down); then, per (row, pair), F::dot_scale's `term = (scale · x.d) · (float)isum` and the
+///     one-row `acc = acc + term`. Chunk-cooperative formats: qmv's window statement over the
+///     staged window (8 chunk lanes a block, exact integer sums, the owner lane's one-row add);
+///   - windows in ascending order, then the exact halving butterfly (= order::combine's adds,
+///     qmv/halving_butterfly.hpp).
+/// So each pair's projection has the bits of the generic arrangement (kernel.hpp) and of the CPU
+/// executor at every tier (E1, E2). gate_up's pass 1 (quantizing mid) stays the generic one.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "ordo/gpu/portability.hpp"
+#include "ordo/ops/moe/body.hpp"
+#include "ordo/ops/qmv/int8_block_decoders.hpp"
+#include "ordo/ops/qmv/int_chunk_cooperative.hpp"
+#include "ordo/order/orders.hpp"
+#include "ordo/quant/formats.hpp"
+#if defined(ORDO_GPU_CUDA)
+#include "ordo/gpu/device_api.hpp"
+#include "ordo/gpu/resident_grid.hpp"
+#include "ordo/gpu/intrinsics.hpp"
+#include "ordo/ops/qmv/async_copy.hpp"
+#include "ordo/ops/qmv/halving_butterfly.hpp"
+#endif
+
+namespace ordo::ops::moe::streaming {
+
+/// How a format's windows are dotted: int8 blocks (one 32-element block per lane) or the
+/// chunk-cooperative arrangement (256-element blocks, 8 chunk lanes each).
+template <class F>
+inline constexpr bool int8_blocks = qmv::has_int8_decoder<F>;
+template <class F>
+inline constexpr bool chunk_blocks = qmv::int_chunk_cooperative::applies<F, order::lane_strided>;
+template <class F>
+inline constexpr bool streamable = int8_blocks<F> || chunk_blocks<F>;
+
+/// Whether layout L in order Order runs streamed.
+template <class L, class Order>
+inline constexpr bool applies = std::is_same_v<Order, order::lane_strided> && streamable<typename L::gate_up> &&
+                                streamable<typename L::down> && streamable<typename L::shared>;
+
+/// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape is the
+/// Policy's (each field overridable by the member named in its comment; tune/sm90_policy.hpp). The
+/// wide shape (16 warps a CTA, 2 stages, one output row a gate_up and a down item) replaces it
+/// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
+/// >= 8, and tiers >= 3 of layouts with chunk formats (whose window statement holds per-pair
+/// integer sums too); bench/moe --variants measured both (docs/PERFORMANCE.md, session 8). A Policy
+/// with `moe_streaming_fixed_shape` takes its own fields at every tier (the bench's variants).
+/// None of this changes bits.
+template <class Policy, class L, int R>
+struct config {
+  static constexpr bool wide = [] {
+    if constexpr (requires { Policy::moe_streaming_fixed_shape; }) return false;
+    else return R >= 8 || (R >= 3 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
+  }();
+  static constexpr int warps = [] {  // per CTA: moe_streaming_warps
+    if constexpr (wide) return 16;
+    else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
+    else return 8;
+  }();
+  static constexpr int stages = [] {  // ring buffers per warp (stages − 1 windows in flight): moe_streaming_stages
+    if constexpr (wide) return 2;
+    else if constexpr (requires { Policy::moe_streaming_stages; }) return int(Policy::moe_streaming_stages);
+    else return 3;
+  }();
+  static constexpr int gate_up_out_rows = [] {  // output rows of a gate_up item (its window: their gate rows, then their up rows)
+    if constexpr (wide) return 1;
+    else if constexpr (requires { Policy::moe_gate_up_rows; }) return int(Policy::moe_gate_up_rows);
+    else return 2;
+  }();
+  static constexpr int down_rows = [] {  // output rows of a down item
+    if constexpr (wide) return 1;
+    else if constexpr (requires { Policy::moe_down_rows; }) return int(Policy::moe_down_rows);
+    else return 2;
+  }();
+  static constexpr int min_ctas = [] {  // CTAs an SM must hold (caps registers): moe_streaming_min_ctas
+    if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
+    else return 1;
+  }();
+};
+inline constexpr int window_blocks = 32;  // ls32: one dot block per lane
+/// A chunk format's row is staged whole, as one window of at most this many blocks (DS4's IQ2_XXS
+/// gate/up rows have 16, its Q2_K down rows 8); a longer row runs the generic passes.
+inline constexpr int chunk_window_blocks = 16;
+
+/// Stage bytes of one row's window of F (+16: a window starts anywhere in a 16-byte chunk).
+template <class F>
+inline constexpr int row_stage_bytes = ((int8_blocks<F> ? window_blocks : chunk_window_blocks) * F::block_bytes + 16 + 15) / 16 * 16;
+template <class A, class B>
+inline constexpr int row_stage_bytes_of_both = row_stage_bytes<A> > row_stage_bytes<B> ? row_stage_bytes<A> : row_stage_bytes<B>;
+
+/// Windows of a row of nb dot blocks of F (0: the row does not fit the stage).
+template <class F>
+ORDO_HD constexpr int windows_of(int nb) {
+  if constexpr (int8_blocks<F>) return (nb + window_blocks - 1) / window_blocks;
+  else return nb <= chunk_window_blocks ? 1 : 0;
+}
+
+/// Each unit's passes, in unit order: unit u's passes are [first[u], first[u + 1]) (u = 0: the
+/// shared expert, one pass since rows <= R); every unit has a pair, so first is strictly increasing.
+template <int R>
+struct pass_table {
+  int first[unit_list<R>::max_pairs + 2];
+  int units;  // routed units + 1
+  ORDO_HD int total() const { return first[units]; }
+};
+
+template <int R>
+ORDO_HD inline void fill_pass_table(const problem& p, const unit_list<R>& ul, pass_table<R>& t) {
+  t.units = ul.n_units + 1;
+  t.first[0] = 0;
+#pragma unroll 1
+  for (int u = 0; u < t.units; ++u) t.first[u + 1] = t.first[u] + (unit_pair_count(ul, p, u) + R - 1) / R;
+}
+
+/// The unit of pass k (the last u with first[u] <= k) and the pass's first pair.
+template <int R>
+ORDO_HD ORDO_FORCEINLINE void find_pass(const pass_table<R>& t, int k, int& u, int& j0) {
+  int lo = 0, hi = t.units - 1;
+#pragma unroll 1
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (t.first[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  u = lo;
+  j0 = (k - t.first[lo]) * R;
+}
+
+inline constexpr std::size_t round16(std::size_t a) { return (a + 15) / 16 * 16; }
+/// Shared memory before the rings: the unit list and the pass table.
+template <int R>
+inline constexpr std::size_t head_bytes = round16(sizeof(unit_list<R>)) + round16(sizeof(pass_table<R>));
+/// Bytes of R staged q8_32 activation rows of nb blocks (codes, then scales), a 16-byte multiple.
+inline constexpr std::size_t staged_act_bytes(int R, int nb) { return round16(std::size_t(R) * std::size_t(nb) * 36); }
+
+#if defined(ORDO_GPU_CUDA)
+extern __shared__ uint4 ordo_moe_streaming_smem[];
+
+#if defined(ORDO_DEVICE_PASS)
+/// Requests `bytes` weight bytes from `start` into `stage`, from the 16-byte boundary at or below
+/// start (the first block lands at stage offset start & 15); never reads past start + bytes.
+/// The tensor's data is 16-byte aligned, so the boundary is inside it.
+ORDO_DEVICE ORDO_FORCEINLINE void request_window(std::byte* stage, const std::byte* start, int bytes, int lane) {
+  const auto* base = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(start) & ~std::uintptr_t(15));
+  const int end = int(start - base) + bytes;
+#pragma unroll 1
+  for (int c = lane; 16 * c < end; c += 32) {
+    const int n = end - 16 * c;
+    qmv::async_copy::copy16(stage + 16 * c, base + 16 * c, n < 16 ? n : 16);
+  }
+}
+
+/// Stages rows [0, rows) of a q8_32 activation matrix (nb blocks a row) as 32-byte code runs
+/// qs[i][b] (two uint4) and scales d[i][b]. Every thread of the CTA calls it.
+ORDO_DEVICE inline void stage_acts(const std::byte* x, std::size_t row_bytes, int rows, int nb, uint4* qs, float* d) {
+  auto* qs32 = reinterpret_cast<std::uint32_t*>(qs);
+  const int words = rows * nb * 9;  // a q8_32 block: d, then 8 words of codes
+  for (int idx = int(threadIdx.x); idx < words; idx += int(blockDim.x)) {
+    const int i = idx / (nb * 9), rem = idx % (nb * 9), b = rem / 9, w = rem % 9;
+    const std::uint32_t v = reinterpret_cast<const std::uint32_t*>(x + std::size_t(i) * row_bytes + std::size_t(b) * 36)[w];
+    if (w == 0) d[i * nb + b] = __uint_as_float(v);
+    else qs32[(i * nb + b) * 8 + (w - 1)] = v;
+  }
+}
+
+/// A streamed pass's shared memory: the unit list and the pass table (built by every thread of the
+/// CTA in the constructor, which ends with a barrier), then the warps' rings of RingBytes each,
+/// then what the pass keeps after them (staged x, or the partials).
+template <int R, int Warps, int RingBytes>
+struct cta_memory {
+  unit_list<R>& ul;
+  pass_table<R>& table;
+  std::byte* rings;
+  std::byte* after_rings;
+  ORDO_DEVICE cta_memory(uint4* smem, const problem& p)
+      : ul(*reinterpret_cast<unit_list<R>*>(smem)),
+        table(*reinterpret_cast<pass_table<R>*>(reinterpret_cast<std::byte*>(smem) + round16(sizeof(unit_list<R>)))),
+        rings(reinterpret_cast<std::byte*>(smem) + head_bytes<R>),
+        after_rings(rings + std::size_t(Warps) * RingBytes) {
+    build_units_cta<steps, R>(p, ul);  // ends with a barrier
+    if (threadIdx.x == 0) fill_pass_table(p, ul, table);
+    __syncthreads();
+  }
+  ORDO_DEVICE std::byte* ring(int warp) const { return rings + std::size_t(warp) * RingBytes; }
+};
+
+/// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats): pair jj
+/// reads staged row row_of[jj].
+template <int R>
+struct staged_rows {
+  const uint4* qs;
+  const float* d;
+  int nb;
+  int row_of[R];
+  ORDO_DEVICE ORDO_FORCEINLINE void load(int jj, int b, std::uint32_t (&xq)[8], float& xd) const {
+    const int at = row_of[jj] * nb + b;
+    const uint4 x0 = qs[at * 2], x1 = qs[at * 2 + 1];
+    xd = d[at];
+    xq[0] = x0.x, xq[1] = x0.y, xq[2] = x0.z, xq[3] = x0.w, xq[4] = x1.x, xq[5] = x1.y, xq[6] = x1.z, xq[7] = x1.w;
+  }
+};
+
+/// A pass's activation rows in global memory, in format A's blocks (down's mid_act; gate_up's x for
+/// chunk formats): pair jj's row starts at row[jj] (4-byte aligned, written before this launch).
+template <class A, int R>
+struct global_rows {
+  const std::byte* row[R];
+  ORDO_DEVICE ORDO_FORCEINLINE void load(int jj, int b, std::uint32_t (&xq)[8], float& xd) const {
+    static_assert(std::is_same_v<A, quant::q8_32>, "int8-block formats dot against q8_32");
+    const auto* w = reinterpret_cast<const std::uint32_t*>(row[jj] + std::size_t(b) * 36);
+    xd = __uint_as_float(__ldg(w));
+#pragma unroll
+    for (int q = 0; q < 8; ++q) xq[q] = __ldg(w + 1 + q);
+  }
+  ORDO_DEVICE ORDO_FORCEINLINE const typename A::block& block(int jj, int b) const {
+    return reinterpret_cast<const typename A::block*>(row[jj])[b];
+  }
+};
+
+/// Window j (wb blocks) of RW weight rows of format F in `stage` (row rr at stage + rr ·
+/// stage_row, its window's first block at offset[rr]) against the pass's `live` pairs: each block's
+/// one-row term added to acc[rr · R + jj] by the block's ls32 owner lane.
+template <class F, int RW, int R, class Src>
+ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int j, int wb,
+                                               int lane, int live, const Src& src, float (&acc)[RW * R]) {
+  if constexpr (int8_blocks<F>) {
+    // A lane decodes its block of each row once and dots it against every pair (F::dot_scale,
+    // statement for statement; a lane past the row's last block adds nothing).
+    using D = qmv::int8_decoder<F>;
+    const bool block_live = lane < wb;
+    const int b = j * window_blocks + (block_live ? lane : 0);
+    std::uint32_t wq[RW][8];
+    float wd[RW];
+#pragma unroll
+    for (int rr = 0; rr < RW; ++rr) D::decode(stage + rr * stage_row, offset[rr] + lane * D::block_bytes, wd[rr], wq[rr]);
+#pragma unroll
+    for (int jj = 0; jj < R; ++jj) {
+      if (jj < live) {
+        std::uint32_t xq[8];
+        float xd;
+        src.load(jj, b, xq, xd);
+#pragma unroll
+        for (int rr = 0; rr < RW; ++rr) {
+          std::int32_t isum = 0;
+#pragma unroll
+          for (int q = 0; q < 8; ++q) isum = gpu::dot4_i8(std::int32_t(wq[rr][q]), std::int32_t(xq[q]), isum);
+          const float term = (wd[rr] * xd) * static_cast<float>(isum);
+          if (block_live) acc[rr * R + jj] = acc[rr * R + jj] + term;
+        }
+      }
+    }
+  } else {
+    // qmv's chunk-cooperative window statement, over the staged window.
+#pragma unroll
+    for (int rr = 0; rr < RW; ++rr) {
+      float a[R];
+#pragma unroll
+      for (int jj = 0; jj < R; ++jj) a[jj] = acc[rr * R + jj];
+      qmv::int_chunk_cooperative::accumulate_window<F, R>(
+          reinterpret_cast<const typename F::block*>(stage + rr * stage_row + offset[rr]), wb, live,
+          [&](int jj, int jb) -> const auto& { return src.block(jj, j * window_blocks + jb); }, lane, a);
+#pragma unroll
+      for (int jj = 0; jj < R; ++jj) acc[rr * R + jj] = a[jj];
+    }
+  }
+}
+#endif
+
+/// gate_up pass 0, streamed. Work item = (pass, group of cfg::gate_up_out_rows output rows): items in
+/// pass order, then group. Its window rows: the group's gate rows, then its up rows.
+template <class Kernel>
+__global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::warps * 32,
+                                    config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::min_ctas)
+    gate_up_kernel(problem p) {
+#if defined(ORDO_DEVICE_PASS)
+  using L = typename Kernel::layout;
+  using GU = typename L::gate_up;
+  using S = typename L::shared;
+  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
+  constexpr int R = Kernel::tier, H = cfg::gate_up_out_rows, RW = 2 * H, SRB = row_stage_bytes_of_both<GU, S>;
+  constexpr int warps = cfg::warps, stages = cfg::stages;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const cta_memory<R, warps, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
+  const auto& ul = mem.ul;
+  const auto& table = mem.table;
+  std::byte* ring = mem.ring(warp);
+  const int nb_g = p.n_embd / GU::dot_elems, nb_s = p.n_embd / S::dot_elems;
+  // x of the int8-block formats staged as q8_32 (the routed rows first; the shared rows apart
+  // unless they are the same rows)
+  std::byte* acts = mem.after_rings;
+  const bool stage_shared_apart = !int8_blocks<GU> || p.x_shared != p.x_routed || p.x_shared_row_bytes != p.x_routed_row_bytes;
+  std::byte* acts_shared = int8_blocks<GU> ? acts + staged_act_bytes(R, nb_g) : acts;
+  auto* xr_qs = reinterpret_cast<uint4*>(acts);
+  auto* xr_d = reinterpret_cast<float*>(acts + std::size_t(R) * nb_g * 32);
+  auto* xs_qs = stage_shared_apart ? reinterpret_cast<uint4*>(acts_shared) : xr_qs;
+  auto* xs_d = stage_shared_apart ? reinterpret_cast<float*>(acts_shared + std::size_t(R) * nb_s * 32) : xr_d;
+
+  const int groups = (p.n_ff + H - 1) / H, items = table.total() * groups;
+  const int first = int(blockIdx.x) * warps + warp, stride = int(gridDim.x) * warps;
+  const int stride_k = stride / groups, stride_g = stride % groups;
+
+  // A warp walks its items first, first + stride, ... window by window; a cursor is where it is
+  // (no division per window: the walk only moves forward).
+  struct cursor {
+    int it, k, g, u, j0, j, slot;  // item, its pass and row group, the pass's unit and first pair; window; ring slot
+    int windows, nb, block_bytes;
+    const std::byte* row[RW];      // nullptr: a row past n_ff
+  };
+  auto settle = [&](cursor& c) {  // the unit, rows and window shape of item c.it (c.k, c.g set)
+    while (c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
+    c.j0 = (c.k - table.first[c.u]) * R;
+    const std::byte *gate, *up;
+    std::size_t gate_row, up_row;
+    if (c.u == 0) {
+      gate = p.shared_gate.data, up = p.shared_up.data, gate_row = p.shared_gate.row_bytes, up_row = p.shared_up.row_bytes;
+      c.nb = nb_s, c.windows = windows_of<S>(nb_s), c.block_bytes = S::block_bytes;
+    } else {
+      const std::size_t e = std::size_t(ul.expert[c.u - 1]);
+      gate = p.gate.data + e * p.gate.expert_bytes, up = p.up.data + e * p.up.expert_bytes;
+      gate_row = p.gate.row_bytes, up_row = p.up.row_bytes;
+      c.nb = nb_g, c.windows = windows_of<GU>(nb_g), c.block_bytes = GU::block_bytes;
+    }
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      const int r = c.g * H + h;
+      c.row[h] = r < p.n_ff ? gate + std::size_t(r) * gate_row : nullptr;
+      c.row[H + h] = r < p.n_ff ? up + std::size_t(r) * up_row : nullptr;
+    }
+  };
+  auto start = [&](cursor& c) {
+    c.it = first, c.j = 0, c.slot = 0, c.u = 0;
+    if (c.it < items) {
+      c.k = c.it / groups, c.g = c.it % groups;
+      settle(c);
+    }
+  };
+  auto advance = [&](cursor& c) {
+    c.slot = c.slot + 1 == stages ? 0 : c.slot + 1;
+    if (++c.j < c.windows) return;
+    c.j = 0;
+    c.it += stride;
+    if (c.it >= items) return;
+    c.k += stride_k, c.g += stride_g;
+    if (c.g >= groups) c.g -= groups, ++c.k;
+    settle(c);
+  };
+  auto window_start = [](const cursor& c, int rr) { return c.row[rr] + std::size_t(c.j) * window_blocks * c.block_bytes; };
+  auto window_count = [](const cursor& c) { return c.nb - c.j * window_blocks < window_blocks ? c.nb - c.j * window_blocks : window_blocks; };
+  auto issue = [&](const cursor& c) {
+    if (c.it < items) {
+      std::byte* stage = ring + std::size_t(c.slot) * RW * SRB;
+#pragma unroll
+      for (int rr = 0; rr < RW; ++rr)
+        if (c.row[rr]) request_window(stage + rr * SRB, window_start(c, rr), window_count(c) * c.block_bytes, lane);
+    }
+    qmv::async_copy::commit();  // an empty group past the end keeps the wait count uniform
+  };
+
+  // The first windows are requested before the activations are staged: they do not depend on them.
+  cursor in;
+  start(in);
+#pragma unroll 1
+  for (int t = 0; t < stages - 1; ++t) issue(in), advance(in);
+  if constexpr (int8_blocks<GU>) stage_acts(p.x_routed, p.x_routed_row_bytes, p.rows, nb_g, xr_qs, xr_d);
+  if constexpr (int8_blocks<S>)
+    if (stage_shared_apart) stage_acts(p.x_shared, p.x_shared_row_bytes, p.rows, nb_s, xs_qs, xs_d);
+  __syncthreads();
+
+  float acc[RW * R];
+  int row_of[R];  // the x row of each pair of the item's pass
+  int live = 0;
+  cursor cur;
+  start(cur);
+  while (cur.it < items) {
+    __syncwarp();  // every lane is done with the stage the next request overwrites
+    issue(in), advance(in);
+    qmv::async_copy::wait<stages - 1>();  // this lane's copies of cur's window have landed ...
+    __syncwarp();                         // ... and so have every other lane's
+    if (cur.j == 0) {
+      const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
+      live = left < R ? left : R;
+#pragma unroll
+      for (int jj = 0; jj < R; ++jj) row_of[jj] = jj < live ? unit_pair(ul, p, cur.u, cur.j0 + jj) / slots_per_row : 0;
+#pragma unroll
+      for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
+    }
+    const std::byte* stage = ring + std::size_t(cur.slot) * RW * SRB;
+    int offset[RW];
+#pragma unroll
+    for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
+    // the pass's x rows: staged (int8-block formats) or in global memory (chunk formats)
+    auto terms = [&](auto format, const std::byte* x, std::size_t x_row_bytes, const uint4* qs, const float* d, int nb) {
+      using F = decltype(format);
+      if constexpr (int8_blocks<F>) {
+        staged_rows<R> src{qs, d, nb, {}};
+#pragma unroll
+        for (int jj = 0; jj < R; ++jj) src.row_of[jj] = row_of[jj];
+        window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+      } else {
+        global_rows<typename F::activation, R> src;
+#pragma unroll
+        for (int jj = 0; jj < R; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
+        window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+      }
+    };
+    if (cur.u == 0) terms(S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s);
+    else terms(GU{}, p.x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g);
+
+    if (cur.j == cur.windows - 1) {
+      // acc[h·R + jj] is pair jj's gate sum of the group's row h, acc[(H + h)·R + jj] its up sum.
+      // The butterfly's first step splits them (gate values to lanes with bit 4 clear, up values to
+      // the partner lane ^ 16 at the same place), so one xor shuffle brings each u beside its g.
+      constexpr int C = RW * R, hs = qmv::halving_steps<C>;
+      static_assert(hs >= 1, "gate and up values split at the first butterfly step");
+      qmv::halving_butterfly<C>(acc, lane);
+#pragma unroll
+      for (int v = 0; v < qmv::halved_count<C>; ++v) {
+        const float up = gpu::shfl_xor(acc[v], 16);
+        const int idx = qmv::halved_value_index<C>(lane, v), h = idx / R, jj = idx % R, r = cur.g * H + h;
+        const bool writer = (lane & 16) == 0 && (lane & ((1 << (5 - hs)) - 1)) == 0;
+        if (writer && jj < live && r < p.n_ff) Kernel::write_mid(p, unit_pair(ul, p, cur.u, cur.j0 + jj), r, acc[v], up);
+      }
+    }
+    advance(cur);
+  }
+  qmv::async_copy::wait<0>();
+#else
+  (void)p;
+#endif
+}
+
+/// down, streamed. Work item = cfg::down_rows output rows: every pass of every unit.
+template <class Kernel>
+__global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::warps * 32,
+                                    config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::min_ctas)
+    down_kernel(problem p) {
+#if defined(ORDO_DEVICE_PASS)
+  using L = typename Kernel::layout;
+  using D = typename L::down;
+  using S = typename L::shared;
+  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
+  constexpr int R = Kernel::tier, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
+  constexpr int warps = cfg::warps, stages = cfg::stages;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const cta_memory<R, warps, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
+  const auto& ul = mem.ul;
+  const auto& table = mem.table;
+  std::byte* ring = mem.ring(warp);
+  // this warp's partials: [RW][R][slots_per_row]
+  auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(warp) * RW;
+  const int nb_d = p.n_ff / D::dot_elems, nb_s = p.n_ff / S::dot_elems;
+
+  const int passes = table.total(), groups = (p.n_embd + RW - 1) / RW;
+  const int first = int(blockIdx.x) * warps + warp, stride = int(gridDim.x) * warps;
+
+  // A warp walks its items (row groups) first, first + stride, ...; in each, every pass (the
+  // shared one first), window by window. A cursor is where it is.
+  struct cursor {
+    int g, k, u, j0, j, slot;  // row group, pass, its unit and first pair, window, ring slot
+    int windows, nb, block_bytes;
+    const std::byte* base;     // the unit's down matrix
+    std::size_t row_bytes;
+  };
+  auto settle = [&](cursor& c) {  // the unit and window shape of pass c.k
+    while (c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
+    c.j0 = (c.k - table.first[c.u]) * R;
+    if (c.u == 0) {
+      c.base = p.shared_down.data, c.row_bytes = p.shared_down.row_bytes;
+      c.nb = nb_s, c.windows = windows_of<S>(nb_s), c.block_bytes = S::block_bytes;
+    } else {
+      c.base = p.down.data + std::size_t(ul.expert[c.u - 1]) * p.down.expert_bytes, c.row_bytes = p.down.row_bytes;
+      c.nb = nb_d, c.windows = windows_of<D>(nb_d), c.block_bytes = D::block_bytes;
+    }
+  };
+  auto start = [&](cursor& c) {
+    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0;
+    settle(c);
+  };
+  auto advance = [&](cursor& c) {
+    c.slot = c.slot + 1 == stages ? 0 : c.slot + 1;
+    if (++c.j < c.windows) return;
+    c.j = 0;
+    if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
+    settle(c);
+  };
+  auto window_start = [](const cursor& c, int rr) {
+    return c.base + std::size_t(c.g * RW + rr) * c.row_bytes + std::size_t(c.j) * window_blocks * c.block_bytes;
+  };
+  auto window_count = [](const cursor& c) { return c.nb - c.j * window_blocks < window_blocks ? c.nb - c.j * window_blocks : window_blocks; };
+  auto issue = [&](const cursor& c) {
+    if (c.g < groups) {
+      std::byte* stage = ring + std::size_t(c.slot) * RW * SRB;
+#pragma unroll
+      for (int rr = 0; rr < RW; ++rr)
+        if (c.g * RW + rr < p.n_embd) request_window(stage + rr * SRB, window_start(c, rr), window_count(c) * c.block_bytes, lane);
+    }
+    qmv::async_copy::commit();
+  };
+  cursor in;
+  start(in);
+#pragma unroll 1
+  for (int t = 0; t < stages - 1; ++t) issue(in), advance(in);
+
+  float acc[RW * R];
+  int slot[R];  // the (row, slot) place of each pair of the pass
+  int live = 0;
+  cursor cur;
+  start(cur);
+  while (cur.g < groups) {
+    __syncwarp();
+    issue(in), advance(in);
+    qmv::async_copy::wait<stages - 1>();
+    __syncwarp();
+    const int o0 = cur.g * RW;
+    if (cur.j == 0) {
+      const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
+      live = left < R ? left : R;
+#pragma unroll
+      for (int jj = 0; jj < R; ++jj) slot[jj] = jj < live ? int(slot_index(p, unit_pair(ul, p, cur.u, cur.j0 + jj))) : 0;
+#pragma unroll
+      for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
+      if (cur.k == 0) {  // a new item: every slot's partial missing until its unit writes it
+        for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
+        __syncwarp();
+      }
+    }
+    const std::byte* stage = ring + std::size_t(cur.slot) * RW * SRB;
+    int offset[RW];
+#pragma unroll
+    for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
+    auto terms = [&](auto format) {
+      using F = decltype(format);
+      global_rows<typename F::activation, R> src;
+#pragma unroll
+      for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
+      window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+    };
+    if (cur.u == 0) terms(S{});
+    else terms(D{});
+
+    if (cur.j == cur.windows - 1) {
+      constexpr int C = RW * R, hs = qmv::halving_steps<C>;
+      qmv::halving_butterfly<C>(acc, lane);
+      const bool writer = (lane & ((1 << (5 - hs)) - 1)) == 0;  // the first lane of each value's lanes
+#pragma unroll
+      for (int v = 0; v < qmv::halved_count<C>; ++v) {
+        const int idx = qmv::halved_value_index<C>(lane, v), rr = idx / R, jj = idx % R;
+        if (writer && jj < live && o0 + rr < p.n_embd) {
+          const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
+          part[rr][code / slots_per_row][code % slots_per_row] = acc[v];
+        }
+      }
+      if (cur.k == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
+        __syncwarp();
+        for (int v = lane; v < RW * p.rows; v += 32) {
+          const int rr = v / p.rows, i = v % p.rows;
+          if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
+        }
+      }
+    }
+    advance(cur);
+  }
+  qmv::async_copy::wait<0>();
+#else
+  (void)p;
+#endif
+}
+
+/// Shared memory of the streamed passes of layout L at tier R under Policy (gate_up's depends on
+/// p's x rows).
+template <class L, int R, class Policy>
+inline std::size_t gate_up_smem(const problem& p) {
+  using GU = typename L::gate_up;
+  using S = typename L::shared;
+  using cfg = config<Policy, L, R>;
+  const bool same_x = p.x_shared == p.x_routed && p.x_shared_row_bytes == p.x_routed_row_bytes;
+  std::size_t acts = 0;
+  if constexpr (int8_blocks<GU>) acts += staged_act_bytes(R, p.n_embd / GU::dot_elems);
+  if constexpr (int8_blocks<S>)
+    if (!(int8_blocks<GU> && same_x)) acts += staged_act_bytes(R, p.n_embd / S::dot_elems);
+  return head_bytes<R> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> + acts;
+}
+template <class L, int R, class Policy>
+inline constexpr std::size_t down_smem =
+    head_bytes<R> +
+    std::size_t(config<Policy, L, R>::warps) * config<Policy, L, R>::stages * config<Policy, L, R>::down_rows *
+        row_stage_bytes_of_both<typename L::down, typename L::shared> +
+    std::size_t(config<Policy, L, R>::warps) * config<Policy, L, R>::down_rows * R * slots_per_row * sizeof(float);
+
+/// Whether the streamed passes can read p: every weight tensor 16-byte aligned with rows (and
+/// experts) at offsets its format's reader accepts (int8 decoders: decoder::row_bytes_ok; chunk
+/// formats: 4-byte multiples), rows that fit the stage, activation and mid_act rows 4-byte aligned.
+template <class L>
+inline bool fits(const problem& p) {
+  using GU = typename L::gate_up;
+  using D = typename L::down;
+  using S = typename L::shared;
+  auto a16 = [](const std::byte* v) { return (reinterpret_cast<std::uintptr_t>(v) & 15) == 0; };
+  auto a4 = [](const void* v, std::size_t stride) { return (reinterpret_cast<std::uintptr_t>(v) & 3) == 0 && (stride & 3) == 0; };
+  auto stride_ok = [](auto format, std::size_t bytes) {
+    using F = decltype(format);
+    if constexpr (int8_blocks<F>) return qmv::int8_decoder<F>::row_bytes_ok(bytes);
+    else return (bytes & 3) == 0;
+  };
+  auto routed = [&](const expert_tensor& t, auto format) {
+    return a16(t.data) && stride_ok(format, t.row_bytes) && stride_ok(format, t.expert_bytes);
+  };
+  auto shared = [&](const matrix& m) { return a16(m.data) && stride_ok(S{}, m.row_bytes); };
+  return windows_of<GU>(p.n_embd / GU::dot_elems) > 0 && windows_of<S>(p.n_embd / S::dot_elems) > 0 &&
+         windows_of<D>(p.n_ff / D::dot_elems) > 0 && windows_of<S>(p.n_ff / S::dot_elems) > 0 && routed(p.gate, GU{}) &&
+         routed(p.up, GU{}) && routed(p.down, D{}) && shared(p.shared_gate) && shared(p.shared_up) && shared(p.shared_down) &&
+         a4(p.x_routed, p.x_routed_row_bytes) && a4(p.x_shared, p.x_shared_row_bytes) && a4(p.mid_act, p.mid_act_row_bytes);
+}
+
+/// Launches streamed pass K (CTAs of `warps` warps) on a persistent grid: a CTA per `warps` work
+/// items, at most as many CTAs as the GPU holds at once (each warp then strides over the items).
+/// False: the shared memory does not fit.
+template <auto* K, int warps>
+bool launch_persistent(const problem& p, long work_items, std::size_t smem, gpu::stream_t stream) {
+  const int resident = gpu::resident_ctas<K>(warps * 32, smem);
+  if (resident == 0) return false;
+  const long needed = (work_items + warps - 1) / warps;
+  const long grid = needed < resident ? needed : resident;
+  if (grid <= 0) return true;
+  K<<<unsigned(grid), warps * 32, smem, gpu::native(stream)>>>(p);
+  ORDO_GPU_CHECK_LAUNCH();
+  return true;
+}
+
+/// gate_up pass 0 streamed; false (nothing launched) where it cannot run p.
+template <class Kernel>
+bool launch_gate_up(const problem& p, gpu::stream_t stream) {
+  using L = typename Kernel::layout;
+  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
+  if (!fits<L>(p)) return false;
+  // work items: at most (1 + rows · n_used) passes (the shared one, and a routed unit per pair) × row groups
+  const long items = (1 + long(p.rows) * p.n_used) * ((p.n_ff + cfg::gate_up_out_rows - 1) / cfg::gate_up_out_rows);
+  return launch_persistent<&gate_up_kernel<Kernel>, cfg::warps>(
+      p, items, gate_up_smem<L, Kernel::tier, typename Kernel::policy>(p), stream);
+}
+
+/// down streamed; false (nothing launched) where it cannot run p.
+template <class Kernel>
+bool launch_down(const problem& p, gpu::stream_t stream) {
+  using L = typename Kernel::layout;
+  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
+  if (!fits<L>(p)) return false;
+  return launch_persistent<&down_kernel<Kernel>, cfg::warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
+                                                             down_smem<L, Kernel::tier, typename Kernel::policy>, stream);
+}
+#endif
+
+}  // namespace ordo::ops::moe::streaming

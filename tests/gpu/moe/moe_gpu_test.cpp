@@ -1,0 +1,84 @@
+// moe on the GPU at DS4 dims (n_embd 4096, n_ff_exp 2048, 6 experts a row + the shared one), for
+// the layouts the engine runs (q2, mxfp4) in ls32: every row of gate_up (mid, mid_act, g, u) and
+// down (out) at tiers 1, 2, 8 and the largest: GPU tier t == CPU executor tier t (E2) and == GPU
+// tier 1 on the row alone (P1 on the device). At these dims the streamed passes
+// (ops/moe/streaming.hpp) run Q8_0 and MXFP4 rows as 4 (gate/up) or 2 (down) windows of 32 blocks
+// and IQ2_XXS / Q2_K rows as one window of 16 / 8 blocks, which the small property shapes do not.
+// 16 experts (ids from all 16: rows share experts, and a tier's rows make several units).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "../../property/moe/harness.hpp"
+#include "device_backend.hpp"
+
+namespace {
+
+using namespace ordo;
+using namespace ordo::test;
+using H = harness<ops::moe::op>;
+
+constexpr int n_embd = 4096, n_ff = 2048, n_expert = 16, n_used = 6;
+
+class MoeGpuDs4 : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MoeGpuDs4, EveryRowMatchesCpuAndTier1) {
+  const std::string layout = GetParam();
+  int largest = 0;
+  for (const auto& e : registry::table<ops::moe::op>)
+    if (e.info.layout == layout && e.info.order == "ls32") largest = std::max(largest, e.tier);
+  ASSERT_GT(largest, 0) << layout;
+  const auto d = H::make(layout, n_embd, n_ff, n_expert, n_used, n_expert, false, largest, 11);
+  const auto gpu = device_backend();
+  int checked = 0;
+  for (const auto phase : {ops::moe::phase::gate_up, ops::moe::phase::down}) {
+    const registry::entry<ops::moe::op>* one = nullptr;
+    for (const auto& e : registry::table<ops::moe::op>)
+      if (e.info.layout == layout && e.info.order == "ls32" && e.info.runs == phase && e.tier == 1) one = &e;
+    ASSERT_NE(one, nullptr);
+    std::vector<std::vector<std::byte>> alone;
+    for (int r = 0; r < largest; ++r) alone.push_back(H::run(gpu, *one, d, {r}, H::tight_layout()).rows[0]);
+    for (const auto& e : registry::table<ops::moe::op>) {
+      if (e.info.layout != layout || e.info.order != "ls32" || e.info.runs != phase) continue;
+      if (e.tier != 1 && e.tier != 2 && e.tier != 8 && e.tier != largest) continue;
+      std::vector<int> ids(static_cast<std::size_t>(e.tier));
+      std::iota(ids.begin(), ids.end(), 0);
+      const auto on_gpu = H::run(gpu, e, d, ids, H::tight_layout());
+      const auto on_cpu = H::run(cpu_backend(), e, d, ids, H::tight_layout());
+      ASSERT_TRUE(on_gpu.padding_intact) << e.name.view();
+      for (int r = 0; r < e.tier; ++r) {
+        EXPECT_TRUE(same_bits(on_gpu.rows[std::size_t(r)], on_cpu.rows[std::size_t(r)])) << e.name.view() << " row " << r;
+        EXPECT_TRUE(same_bits(on_gpu.rows[std::size_t(r)], alone[std::size_t(r)])) << e.name.view() << " row " << r;
+      }
+      std::printf("  %s: %d rows, GPU == CPU == tier 1\n", std::string(e.name.view()).c_str(), e.tier);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ds4, MoeGpuDs4, ::testing::Values("q2", "mxfp4"));
+
+// The dims above take the streamed passes' paths this test exists for.
+TEST(MoeGpuDs4Windows, RowsAreMultiWindowAndWholeRowWindows) {
+  namespace st = ops::moe::streaming;
+  EXPECT_EQ(st::windows_of<quant::q8_0>(n_embd / 32), 4);
+  EXPECT_EQ(st::windows_of<quant::mxfp4>(n_ff / 32), 2);
+  EXPECT_EQ(st::windows_of<quant::iq2_xxs>(n_embd / 256), 1);
+  EXPECT_EQ(st::windows_of<quant::q2_k>(n_ff / 256), 1);
+  EXPECT_GT(n_embd / 256, 8);  // more than the props' 1..2 blocks: the cooperative window's later steps run
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (device_count() == 0) {
+    std::printf("SKIP: no GPU device (moe GPU tests need one)\n");
+    return 0;
+  }
+  std::printf("device: %s\n", device_name().c_str());
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -95,7 +95,7 @@ struct config {
   }();
   static constexpr int min_ctas = [] {  // CTAs an SM must hold (caps registers): moe_streaming_min_ctas
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return 1;
+    else return R <= 2 && !wide ? 2 : 1;  // 2 of the narrow shape's CTAs fit an SM's shared memory at tiers 1–2
   }();
 };
 inline constexpr int window_blocks = 32;  // ls32: one dot block per lane
@@ -349,7 +349,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     }
   };
   auto start = [&](cursor& c) {
-    c.it = first, c.j = 0, c.slot = 0, c.u = 0;
+    c.it = first, c.j = 0, c.slot = 0, c.u = 0, c.windows = 1;  // windows: a warp with no item still advances
     if (c.it < items) {
       c.k = c.it / groups, c.g = c.it % groups;
       settle(c);

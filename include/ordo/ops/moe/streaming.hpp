@@ -59,9 +59,9 @@ template <class L, class Order>
 inline constexpr bool applies = std::is_same_v<Order, order::lane_strided> && streamable<typename L::gate_up> &&
                                 streamable<typename L::down> && streamable<typename L::shared>;
 
-/// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape is the
-/// Policy's (each field overridable by the member named in its comment; tune/sm90_policy.hpp). The
-/// wide shape (16 warps a CTA, 2 stages, one output row a gate_up and a down item) replaces it
+/// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape: 8 warps a
+/// CTA, 3 stages, two output rows a gate_up and a down item (a Policy may override each field by
+/// the member named in its comment; no preset does). The wide shape (16 warps a CTA, 2 stages, one output row a gate_up and a down item) replaces it
 /// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
 /// >= 8, and tiers >= 3 of layouts with chunk formats (whose window statement holds per-pair
 /// integer sums too); bench/moe --variants measured both (docs/PERFORMANCE.md, session 8). A Policy
@@ -131,20 +131,6 @@ ORDO_HD inline void fill_pass_table(const problem& p, const unit_list<R>& ul, pa
   t.first[0] = 0;
 #pragma unroll 1
   for (int u = 0; u < t.units; ++u) t.first[u + 1] = t.first[u] + (unit_pair_count(ul, p, u) + R - 1) / R;
-}
-
-/// The unit of pass k (the last u with first[u] <= k) and the pass's first pair.
-template <int R>
-ORDO_HD ORDO_FORCEINLINE void find_pass(const pass_table<R>& t, int k, int& u, int& j0) {
-  int lo = 0, hi = t.units - 1;
-#pragma unroll 1
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (t.first[mid] <= k) lo = mid;
-    else hi = mid - 1;
-  }
-  u = lo;
-  j0 = (k - t.first[lo]) * R;
 }
 
 inline constexpr std::size_t round16(std::size_t a) { return (a + 15) / 16 * 16; }

@@ -202,8 +202,8 @@ struct kernel {
   }
 
 #if defined(ORDO_GPU)
-  /// The streamed passes (streaming.hpp: the same bits) for layouts whose formats all have int8
-  /// block decoders, in ls32, with the real steps (a mutation check's Steps runs the generic
+  /// The streamed passes (streaming.hpp: the same bits) for layouts whose formats are all int8-block
+  /// or chunk-cooperative (streaming::applies), in ls32, with the real steps (a mutation check's Steps runs the generic
   /// passes it changes); gate_up's quantize pass stays generic. False where they cannot run p.
   static bool try_specialized_launch([[maybe_unused]] const problem& p, [[maybe_unused]] gpu::stream_t stream) {
 #if defined(ORDO_GPU_CUDA)

@@ -79,10 +79,8 @@ struct kernel {
   /// arrangement for Q8_0/MXFP4 on CUDA); false where it does not apply.
   static bool try_specialized_launch([[maybe_unused]] const problem& p, [[maybe_unused]] gpu::stream_t stream) {
 #if defined(ORDO_GPU_CUDA)
-    if constexpr (std::is_same_v<Order, order::lane_strided>) {
-      if constexpr (std::is_same_v<F, quant::q8_0>) return int8_dot_streaming::try_launch<q8_0_decoder, R, Policy>(p, stream);
-      if constexpr (std::is_same_v<F, quant::mxfp4>) return int8_dot_streaming::try_launch<mxfp4_decoder, R, Policy>(p, stream);
-    }
+    if constexpr (std::is_same_v<Order, order::lane_strided> && has_int8_decoder<F>)
+      return int8_dot_streaming::try_launch<int8_decoder<F>, R, Policy>(p, stream);
 #endif
     return false;
   }

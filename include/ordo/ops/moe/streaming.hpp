@@ -33,6 +33,7 @@
 #include "ordo/ops/moe/body.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
+#include "ordo/ops/qmv/staged_activations.hpp"
 #include "ordo/order/orders.hpp"
 #include "ordo/quant/formats.hpp"
 #if defined(ORDO_GPU_CUDA)
@@ -138,7 +139,21 @@ inline constexpr std::size_t round16(std::size_t a) { return (a + 15) / 16 * 16;
 template <int R>
 inline constexpr std::size_t head_bytes = round16(sizeof(unit_list<R>)) + round16(sizeof(pass_table<R>));
 /// Bytes of R staged q8_32 activation rows of nb blocks (codes, then scales), a 16-byte multiple.
-inline constexpr std::size_t staged_act_bytes(int R, int nb) { return round16(std::size_t(R) * std::size_t(nb) * 36); }
+inline constexpr std::size_t staged_act_bytes(int R, int nb) { return round16(qmv::staged_q8_32_bytes(R, nb)); }
+
+/// Whether gate_up stages the shared expert's x apart from the routed x: when the routed format
+/// does not stage x (chunk formats read it from global memory), when the rows differ, or when the
+/// two decoders want the activation bytes in different arrangements.
+template <class GU, class S>
+inline constexpr bool shared_arrangement_differs = [] {
+  if constexpr (int8_blocks<GU> && int8_blocks<S>) return qmv::int8_decoder<GU>::arranges_x != qmv::int8_decoder<S>::arranges_x;
+  else return false;
+}();
+template <class GU, class S>
+ORDO_HD inline bool stage_shared_apart(const problem& p) {
+  return !int8_blocks<GU> || shared_arrangement_differs<GU, S> || p.x_shared != p.x_routed ||
+         p.x_shared_row_bytes != p.x_routed_row_bytes;
+}
 
 #if defined(ORDO_GPU_CUDA)
 extern __shared__ uint4 ordo_moe_streaming_smem[];
@@ -154,19 +169,6 @@ ORDO_DEVICE ORDO_FORCEINLINE void request_window(std::byte* stage, const std::by
   for (int c = lane; 16 * c < end; c += 32) {
     const int n = end - 16 * c;
     qmv::async_copy::copy16(stage + 16 * c, base + 16 * c, n < 16 ? n : 16);
-  }
-}
-
-/// Stages rows [0, rows) of a q8_32 activation matrix (nb blocks a row) as 32-byte code runs
-/// qs[i][b] (two uint4) and scales d[i][b]. Every thread of the CTA calls it.
-ORDO_DEVICE inline void stage_acts(const std::byte* x, std::size_t row_bytes, int rows, int nb, uint4* qs, float* d) {
-  auto* qs32 = reinterpret_cast<std::uint32_t*>(qs);
-  const int words = rows * nb * 9;  // a q8_32 block: d, then 8 words of codes
-  for (int idx = int(threadIdx.x); idx < words; idx += int(blockDim.x)) {
-    const int i = idx / (nb * 9), rem = idx % (nb * 9), b = rem / 9, w = rem % 9;
-    const std::uint32_t v = reinterpret_cast<const std::uint32_t*>(x + std::size_t(i) * row_bytes + std::size_t(b) * 36)[w];
-    if (w == 0) d[i * nb + b] = __uint_as_float(v);
-    else qs32[(i * nb + b) * 8 + (w - 1)] = v;
   }
 }
 
@@ -191,10 +193,11 @@ struct cta_memory {
   ORDO_DEVICE std::byte* ring(int warp) const { return rings + std::size_t(warp) * RingBytes; }
 };
 
-/// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats): pair jj
-/// reads staged row row_of[jj].
+/// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats), already in
+/// the decoder's arrangement: pair jj reads staged row row_of[jj].
 template <int R>
 struct staged_rows {
+  static constexpr bool arranged = true;
   const uint4* qs;
   const float* d;
   int nb;
@@ -211,10 +214,11 @@ struct staged_rows {
 /// chunk formats): pair jj's row starts at row[jj] (4-byte aligned, written before this launch).
 template <class A, int R>
 struct global_rows {
+  static constexpr bool arranged = false;  // the codes as stored: window_terms arranges them
   const std::byte* row[R];
   ORDO_DEVICE ORDO_FORCEINLINE void load(int jj, int b, std::uint32_t (&xq)[8], float& xd) const {
     static_assert(std::is_same_v<A, quant::q8_32>, "int8-block formats dot against q8_32");
-    const auto* w = reinterpret_cast<const std::uint32_t*>(row[jj] + std::size_t(b) * 36);
+    const auto* w = reinterpret_cast<const std::uint32_t*>(row[jj] + std::size_t(b) * qmv::q8_32_block_bytes);
     xd = __uint_as_float(__ldg(w));
 #pragma unroll
     for (int q = 0; q < 8; ++q) xq[q] = __ldg(w + 1 + q);
@@ -231,8 +235,9 @@ template <class F, int RW, int R, class Src>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int j, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R]) {
   if constexpr (int8_blocks<F>) {
-    // A lane decodes its block of each row once and dots it against every pair (F::dot_scale,
-    // statement for statement; a lane past the row's last block adds nothing).
+    // A lane decodes its block of each row once and dots it against every pair's activation
+    // words in the decoder's arrangement (F::dot_scale, statement for statement; a lane past the
+    // row's last block adds nothing).
     using D = qmv::int8_decoder<F>;
     const bool block_live = lane < wb;
     const int b = j * window_blocks + (block_live ? lane : 0);
@@ -246,6 +251,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
         std::uint32_t xq[8];
         float xd;
         src.load(jj, b, xq, xd);
+        if constexpr (!Src::arranged) D::arrange_x(xq);
 #pragma unroll
         for (int rr = 0; rr < RW; ++rr) {
           std::int32_t isum = 0;
@@ -292,15 +298,15 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   const auto& table = mem.table;
   std::byte* ring = mem.ring(warp);
   const int nb_g = p.n_embd / GU::dot_elems, nb_s = p.n_embd / S::dot_elems;
-  // x of the int8-block formats staged as q8_32 (the routed rows first; the shared rows apart
-  // unless they are the same rows)
+  // x of the int8-block formats staged as q8_32 in their decoders' arrangements (the routed rows
+  // first; the shared rows apart unless they are the same rows in the same arrangement)
   std::byte* acts = mem.after_rings;
-  const bool stage_shared_apart = !int8_blocks<GU> || p.x_shared != p.x_routed || p.x_shared_row_bytes != p.x_routed_row_bytes;
+  const bool shared_apart = stage_shared_apart<GU, S>(p);
   std::byte* acts_shared = int8_blocks<GU> ? acts + staged_act_bytes(R, nb_g) : acts;
   auto* xr_qs = reinterpret_cast<uint4*>(acts);
   auto* xr_d = reinterpret_cast<float*>(acts + std::size_t(R) * nb_g * 32);
-  auto* xs_qs = stage_shared_apart ? reinterpret_cast<uint4*>(acts_shared) : xr_qs;
-  auto* xs_d = stage_shared_apart ? reinterpret_cast<float*>(acts_shared + std::size_t(R) * nb_s * 32) : xr_d;
+  auto* xs_qs = shared_apart ? reinterpret_cast<uint4*>(acts_shared) : xr_qs;
+  auto* xs_d = shared_apart ? reinterpret_cast<float*>(acts_shared + std::size_t(R) * nb_s * 32) : xr_d;
 
   const int groups = (p.n_ff + H - 1) / H, items = table.total() * groups;
   const int first = int(blockIdx.x) * warps + warp, stride = int(gridDim.x) * warps;
@@ -368,9 +374,10 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   start(in);
 #pragma unroll 1
   for (int t = 0; t < stages - 1; ++t) issue(in), advance(in);
-  if constexpr (int8_blocks<GU>) stage_acts(p.x_routed, p.x_routed_row_bytes, p.rows, nb_g, xr_qs, xr_d);
+  if constexpr (int8_blocks<GU>)
+    qmv::stage_q8_32_rows<qmv::int8_decoder<GU>>(p.x_routed, p.x_routed_row_bytes, p.rows, p.rows, nb_g, xr_qs, xr_d);
   if constexpr (int8_blocks<S>)
-    if (stage_shared_apart) stage_acts(p.x_shared, p.x_shared_row_bytes, p.rows, nb_s, xs_qs, xs_d);
+    if (shared_apart) qmv::stage_q8_32_rows<qmv::int8_decoder<S>>(p.x_shared, p.x_shared_row_bytes, p.rows, p.rows, nb_s, xs_qs, xs_d);
   __syncthreads();
 
   float acc[RW * R];
@@ -580,11 +587,10 @@ inline std::size_t gate_up_smem(const problem& p) {
   using GU = typename L::gate_up;
   using S = typename L::shared;
   using cfg = config<Policy, L, R>;
-  const bool same_x = p.x_shared == p.x_routed && p.x_shared_row_bytes == p.x_routed_row_bytes;
   std::size_t acts = 0;
   if constexpr (int8_blocks<GU>) acts += staged_act_bytes(R, p.n_embd / GU::dot_elems);
   if constexpr (int8_blocks<S>)
-    if (!(int8_blocks<GU> && same_x)) acts += staged_act_bytes(R, p.n_embd / S::dot_elems);
+    if (stage_shared_apart<GU, S>(p)) acts += staged_act_bytes(R, p.n_embd / S::dot_elems);
   return head_bytes<R> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> + acts;
 }
 template <class L, int R, class Policy>

@@ -3,7 +3,8 @@
 /// float operations in the same sequence as accumulate_window + the butterfly (so the bits of the
 /// CPU executor, at every tier), arranged so the weight bytes stream from HBM at full rate:
 ///   - persistent CTAs; the R activation rows are staged once per CTA in shared memory, re-laid out
-///     as 16-byte-aligned 32-byte code runs and a separate scale array (two 16-byte loads per block);
+///     as 16-byte-aligned 32-byte code runs in the decoder's arrangement and a separate scale array
+///     (two 16-byte loads per block; staged_activations.hpp);
 ///   - each warp owns groups of `rows_per_warp` weight rows and walks them in windows of 32 blocks
 ///     (one block per lane, exactly the blocks ls32 gives the lanes); the windows stream into a
 ///     warp-private ring of `stages` shared-memory buffers with cp.async, so `stages - 1` windows are
@@ -30,6 +31,7 @@
 #include "ordo/ops/qmv/halving_butterfly.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 #include "ordo/ops/qmv/problem.hpp"
+#include "ordo/ops/qmv/staged_activations.hpp"
 
 namespace ordo::ops::qmv::int8_dot_streaming {
 
@@ -60,7 +62,6 @@ struct config {
 };
 
 inline constexpr int window_blocks = 32;                                  // one block per lane
-inline constexpr int act_block_bytes = int(sizeof(quant::q8_32::block));  // 36
 
 /// Bytes of one row's window, and of its stage (+16: the window may start anywhere in a 16-byte chunk).
 template <class D>
@@ -75,7 +76,7 @@ inline constexpr std::size_t weight_smem_bytes =
 /// Shared memory of one CTA: the weight rings, then R·nb activation code runs (32 B), then R·nb scales.
 template <class D, int R, class Policy>
 inline std::size_t smem_bytes(int nb) {
-  return weight_smem_bytes<D, Policy> + std::size_t(R) * std::size_t(nb) * (32 + 4);
+  return weight_smem_bytes<D, Policy> + staged_q8_32_bytes(R, nb);
 }
 
 #if defined(ORDO_GPU_CUDA)
@@ -138,22 +139,9 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
   for (int t = 0; t < S - 1; ++t) issue(t);
   if constexpr (cfg::overlap == launch_overlap::weights_before_wait) dependent_launch::wait_for_predecessor();
 
-  // Stage the live activation rows once (rows >= p.rows are never read; their slots are zero).
-  {
-    auto* qs32 = reinterpret_cast<std::uint32_t*>(act_qs);
-    const int words = R * nb * 9;
-    for (int idx = int(threadIdx.x); idx < words; idx += W * 32) {
-      const int i = idx / (nb * 9), rem = idx % (nb * 9), b = rem / 9, w = rem % 9;
-      std::uint32_t v = 0;
-      if (i < p.rows)
-        v = reinterpret_cast<const std::uint32_t*>(p.acts + std::size_t(i) * p.act_row_bytes +
-                                                   std::size_t(b) * act_block_bytes)[w];
-      if (w == 0) act_d[i * nb + b] = __uint_as_float(v);
-      else qs32[(std::size_t(i) * nb + b) * 8 + (w - 1)] = v;
-    }
-  }
+  // Stage the live activation rows once, in D's arrangement (rows >= p.rows are zeros, never read).
+  stage_q8_32_rows<D>(p.acts, p.act_row_bytes, p.rows, R, nb, act_qs, act_d);
   __syncthreads();
-
 
   float acc[RW * R];
   for (int t = 0; t < tiles; ++t) {
@@ -172,7 +160,8 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
     const bool live = b < nb;
     const int bx = live ? b : 0;
 
-    // Decode this lane's block of each row once: the scale and the 32 codes as 8 packed words.
+    // Decode this lane's block of each row once: the scale and the 32 codes as 8 packed words (in
+    // the order the staged activation words were arranged in).
     std::uint32_t wq[RW][8];
     float wd[RW];
 #pragma unroll

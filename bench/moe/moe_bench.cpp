@@ -5,9 +5,9 @@
 //   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants]
 //
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
-// stages, gate_up output rows per item, down output rows per item, CTAs per SM) other than the preset's, at
-// tiers 1 and 8, to choose the preset's (they run the same operations in the same order, so only
-// speed differs; the GPU tests check the preset's).
+// stages, gate_up output rows per item, down output rows per item, CTAs per SM, the deal of gate_up
+// items to warps) other than the preset's, at tiers 1, 2 and 8, to choose the preset's (they run
+// the same operations in the same order, so only speed differs; the GPU tests check the preset's).
 //
 // The routed tensors are the full 256-expert [n_expert][n_out][row] shape (≥ 1.8 GB per layout, so
 // launches read HBM, not the 50 MB L2); every step of a batch uses another of 64 drawn routings
@@ -32,20 +32,23 @@
 namespace {
 
 /// A shape of the streamed moe passes: warps per CTA, ring stages, gate_up / down output rows per
-/// item, CTAs an SM must hold (caps the registers).
-template <int W, int S, int GR, int DR, int M>
+/// item, CTAs an SM must hold (caps the registers); how gate_up deals its items (D: boustrophedon
+/// or round-robin, ops/moe/item_deal.hpp).
+template <int W, int S, int GR, int DR, int M, bool D>
 struct variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_gate_up_rows = GR, moe_down_rows = DR;
   static constexpr int moe_streaming_min_ctas = M;
+  static constexpr bool moe_boustrophedon = D;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
   static std::string name() {
     return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(GR) + "/" + std::to_string(DR) + "/" +
-           std::to_string(M);
+           std::to_string(M) + (D ? " boustrophedon" : " round-robin");
   }
 };
-/// The preset's narrow and wide shapes (ops/moe/streaming.hpp config), and the best other of the
-/// session-8 sweep (docs/PERFORMANCE.md).
-using variants = ordo::meta::type_list<variant<8, 3, 2, 2, 1>, variant<16, 2, 1, 1, 1>, variant<8, 2, 2, 2, 3>>;
+/// The preset's narrow (as at tiers 1-2) and wide shapes (ops/moe/streaming.hpp config), each with
+/// both deals of gate_up's items (the session-9 sweeps of other shapes: docs/PERFORMANCE.md).
+using variants = ordo::meta::type_list<variant<8, 3, 2, 2, 2, true>, variant<8, 3, 2, 2, 2, false>, variant<16, 2, 1, 1, 1, true>,
+                                       variant<16, 2, 1, 1, 1, false>>;
 
 using namespace ordo;
 
@@ -202,7 +205,7 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
     std::fflush(stdout);
   }
   if (with_variants) {
-    std::printf("\n%s variants (warps/stages/gate_up rows/down rows/min CTAs): µs per step at tiers 1, 8\n", std::string(L::name).c_str());
+    std::printf("\n%s variants (warps/stages/gate_up rows/down rows/min CTAs): µs per step at tiers 1, 2, 8\n", std::string(L::name).c_str());
     auto each = [&]<class V>() {
       auto run = [&]<int R>() {
         using gate_up = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::gate_up, V>;
@@ -212,8 +215,8 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
           ops::launch_gpu<down>(p, nullptr);
         });
       };
-      const double t1 = run.template operator()<1>(), t8 = run.template operator()<8>();
-      std::printf("| %s | %s | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t8);
+      const double t1 = run.template operator()<1>(), t2 = run.template operator()<2>(), t8 = run.template operator()<8>();
+      std::printf("| %s | %s | %.1f | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t2, t8);
       std::fflush(stdout);
     };
     [&]<class... Vs>(meta::type_list<Vs...>) { (each.template operator()<Vs>(), ...); }(variants{});

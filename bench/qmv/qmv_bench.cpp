@@ -5,7 +5,7 @@
 //             [--markdown FILE] [--tsv FILE] [--variants]
 //
 // --variants also times shapes of the streaming kernel (warps per CTA, ring stages, rows per warp,
-// launch overlap) other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, to choose
+// launch overlap, bulk copies or cp.async) other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, to choose
 // the preset's policy (they run the same operations in the same order, so only speed differs; the
 // GPU test checks the preset's). Each is timed twice: qmv launches back to back ("alone"), and each
 // launch after the quantization of its activation rows ("after quantize", a decode step's
@@ -149,19 +149,20 @@ std::vector<std::string> split(const std::string& s) {
 
 #if defined(ORDO_GPU_CUDA)  // the streaming kernel is CUDA-only
 using ops::qmv::launch_overlap;
-template <int W, int S, int RW, launch_overlap O>
+template <int W, int S, int RW, launch_overlap O, bool B = true>
 struct variant_policy {
   static constexpr int streaming_warps = W, streaming_stages = S, streaming_rows_per_warp = RW;
   static constexpr launch_overlap streaming_overlap = O;
+  static constexpr bool streaming_bulk = B;
   static std::string name() {
-    return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(RW) + " " + std::string(ordo_name(O));
+    return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(RW) + " " + std::string(ordo_name(O)) +
+           (B ? "" : " cp.async");
   }
 };
 constexpr auto plain = launch_overlap::none, pdl = launch_overlap::dependent_launch,
                pdl_w = launch_overlap::weights_before_wait;
-using variants = meta::type_list<variant_policy<8, 3, 4, plain>, variant_policy<8, 3, 4, pdl>, variant_policy<8, 3, 4, pdl_w>,
-                                 variant_policy<8, 4, 4, pdl_w>, variant_policy<8, 2, 4, pdl_w>, variant_policy<8, 3, 2, pdl_w>,
-                                 variant_policy<16, 3, 2, pdl_w>, variant_policy<4, 4, 4, pdl_w>, variant_policy<8, 3, 2, plain>>;
+using variants = meta::type_list<variant_policy<8, 3, 4, pdl_w>, variant_policy<8, 3, 4, pdl_w, false>, variant_policy<8, 4, 4, pdl_w>,
+                                 variant_policy<8, 3, 2, pdl_w>, variant_policy<8, 3, 2, pdl_w, false>, variant_policy<16, 3, 2, pdl_w>>;
 
 /// Median-of-3 time of `iters` launches of the streaming kernel with policy P, weights cycled;
 /// with `quantize`, each launch follows the quantization of its activations (q), as in decode.

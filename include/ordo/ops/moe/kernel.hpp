@@ -319,7 +319,7 @@ struct kernel {
   }
 
   /// gate_up pass 1 for unit u, chunk c: each pair's chunk of mid (written by pass 0) staged in the
-  /// warp's shared memory, quantized there (q8_k: the warp per block, quantize_warp.hpp; others:
+  /// warp's shared memory, quantized there (q8_k, q8_32: the warp per block, quantize_warp.hpp; others:
   /// A::quantize, one lane per block, as quantize_chunk), and its blocks copied to mid_act. Warps take pairs in rounds (the barriers are uniform).
   template <class A>
   ORDO_DEVICE static void quantize_pairs_device(const problem& p, const unit_list<R>& ul, int u, int c,
@@ -343,6 +343,9 @@ struct kernel {
       if constexpr (std::is_same_v<A, quant::q8_k>) {
         if (pair_live)
           for (int b = 0; b < n_blocks; ++b) quantize_q8_k_warp(xs + b * A::block_elems, qb[b], lane);
+      } else if constexpr (std::is_same_v<A, quant::q8_32>) {
+        if (pair_live)
+          for (int b = 0; b < n_blocks; ++b) quantize_q8_32_warp(xs + b * A::block_elems, qb[b], lane);
       } else {
         if (pair_live)
           for (int b = lane; b < n_blocks; b += 32) A::quantize(xs + b * A::block_elems, qb[b]);

@@ -12,8 +12,9 @@
 ///     place, and the row's slots are summed last in steps::weighted_sum order (kernel::write_out);
 ///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives
 ///     the lanes, or fewer at a row's end) into a private ring of config::stages shared-memory
-///     buffers with cp.async, stages − 1 windows in flight while one is computed, no CTA barrier
-///     after the start;
+///     buffers (qmv/window_ring.hpp: bulk copies where every window is in 16-byte granules, as
+///     DS4's are, else cp.async), stages − 1 windows in flight while one is computed, no CTA
+///     barrier after the start;
 ///     a warp's place in its walk is a cursor that only moves forward (no division per window);
 ///   - int8-block formats: a lane decodes its block of each row once and dots it (dp4a) against every
 ///     pair of the pass, x staged once per CTA in shared memory (gate_up) or mid_act read through L1
@@ -31,6 +32,8 @@
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/ops/moe/body.hpp"
+#include "ordo/ops/moe/item_deal.hpp"
+#include "ordo/ops/qmv/bulk_copy.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/ops/qmv/staged_activations.hpp"
@@ -40,7 +43,7 @@
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/resident_grid.hpp"
 #include "ordo/gpu/intrinsics.hpp"
-#include "ordo/ops/qmv/async_copy.hpp"
+#include "ordo/ops/qmv/window_ring.hpp"
 #include "ordo/ops/qmv/halving_butterfly.hpp"
 #endif
 
@@ -98,6 +101,17 @@ struct config {
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
     else return R <= 2 && !wide ? 2 : 1;  // 2 of the narrow shape's CTAs fit an SM's shared memory at tiers 1–2
   }();
+  /// Whether gate_up deals its items boustrophedon (item_deal.hpp) or round-robin: moe_boustrophedon;
+  /// by default boustrophedon where the shared items are the heavier (int8-block routed formats).
+  static constexpr bool boustrophedon = [] {
+    if constexpr (requires { Policy::moe_boustrophedon; }) return bool(Policy::moe_boustrophedon);
+    else return !chunk_blocks<typename L::gate_up>;
+  }();
+  /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
+  static constexpr bool bulk = [] {
+    if constexpr (requires { Policy::moe_streaming_bulk; }) return bool(Policy::moe_streaming_bulk);
+    else return true;
+  }();
 };
 inline constexpr int window_blocks = 32;  // ls32: one dot block per lane
 /// A chunk format's row is staged whole, as one window of at most this many blocks (DS4's IQ2_XXS
@@ -138,8 +152,35 @@ inline constexpr std::size_t round16(std::size_t a) { return (a + 15) / 16 * 16;
 /// Shared memory before the rings: the unit list and the pass table.
 template <int R>
 inline constexpr std::size_t head_bytes = round16(sizeof(unit_list<R>)) + round16(sizeof(pass_table<R>));
+/// ... and with the warps' ring barriers (bulk copies: one a ring slot).
+template <int R, int Warps, int Stages>
+inline constexpr std::size_t cta_head_bytes = head_bytes<R> + round16(std::size_t(Warps) * Stages * sizeof(std::uint64_t));
+
+/// Whether every window of p's weight rows starts and ends on a 16-byte boundary, so bulk copies
+/// can bring it (bulk_copy.hpp): the tensors are 16-byte aligned (fits), so row and expert strides,
+/// whole windows and each row's data must be 16-byte multiples. DS4's rows are; odd test shapes
+/// take the cp.async path.
+template <class L>
+ORDO_HD inline bool windows_in_granules(const problem& p) {
+  auto g = [](std::size_t bytes) { return bytes % qmv::bulk_copy::granule == 0; };
+  auto rows_ok = [&](auto format, int k) {
+    using F = decltype(format);
+    const std::size_t row_data = std::size_t(k / F::dot_elems) * F::block_bytes;
+    if constexpr (int8_blocks<F>) return g(row_data) && g(std::size_t(window_blocks) * F::block_bytes);
+    else return g(row_data);
+  };
+  using GU = typename L::gate_up;
+  using D = typename L::down;
+  using S = typename L::shared;
+  return g(p.gate.row_bytes) && g(p.gate.expert_bytes) && g(p.up.row_bytes) && g(p.up.expert_bytes) && g(p.down.row_bytes) &&
+         g(p.down.expert_bytes) && g(p.shared_gate.row_bytes) && g(p.shared_up.row_bytes) && g(p.shared_down.row_bytes) &&
+         rows_ok(GU{}, p.n_embd) && rows_ok(S{}, p.n_embd) && rows_ok(D{}, p.n_ff) && rows_ok(S{}, p.n_ff);
+}
 /// Bytes of R staged q8_32 activation rows of nb blocks (codes, then scales), a 16-byte multiple.
 inline constexpr std::size_t staged_act_bytes(int R, int nb) { return round16(qmv::staged_q8_32_bytes(R, nb)); }
+/// Bytes of the down pass's partials: each warp's [RW][R][slots_per_row] floats, a 16-byte multiple.
+template <int R, int Warps, int RW>
+inline constexpr std::size_t down_partial_bytes = round16(std::size_t(Warps) * RW * R * slots_per_row * sizeof(float));
 
 /// Whether gate_up stages the shared expert's x apart from the routed x: when the routed format
 /// does not stage x (chunk formats read it from global memory), when the rows differ, or when the
@@ -149,6 +190,18 @@ inline constexpr bool shared_arrangement_differs = [] {
   if constexpr (int8_blocks<GU> && int8_blocks<S>) return qmv::int8_decoder<GU>::arranges_x != qmv::int8_decoder<S>::arranges_x;
   else return false;
 }();
+/// The most shared memory a down CTA spends on staged mid_act rows (see stage_mid_act).
+inline constexpr std::size_t staged_mid_act_budget = 32 * 1024;
+/// Whether the down pass stages every pair's mid_act row in shared memory (once per CTA; int8-block
+/// formats, where they fit the budget: tiers 1–2 at DS4's dims), each row in the arrangement of
+/// the decoder that reads it (the shared slot's, the routed slots'), instead of loading each
+/// window's blocks from global memory per pair.
+template <class D, class S, int R>
+ORDO_HD inline bool stage_mid_act(const problem& p) {
+  if constexpr (int8_blocks<D> && int8_blocks<S> && D::dot_elems == S::dot_elems)
+    return staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems) <= staged_mid_act_budget;
+  else return false;
+}
 template <class GU, class S>
 ORDO_HD inline bool stage_shared_apart(const problem& p) {
   return !int8_blocks<GU> || shared_arrangement_differs<GU, S> || p.x_shared != p.x_routed ||
@@ -159,38 +212,29 @@ ORDO_HD inline bool stage_shared_apart(const problem& p) {
 extern __shared__ uint4 ordo_moe_streaming_smem[];
 
 #if defined(ORDO_DEVICE_PASS)
-/// Requests `bytes` weight bytes from `start` into `stage`, from the 16-byte boundary at or below
-/// start (the first block lands at stage offset start & 15); never reads past start + bytes.
-/// The tensor's data is 16-byte aligned, so the boundary is inside it.
-ORDO_DEVICE ORDO_FORCEINLINE void request_window(std::byte* stage, const std::byte* start, int bytes, int lane) {
-  const auto* base = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(start) & ~std::uintptr_t(15));
-  const int end = int(start - base) + bytes;
-#pragma unroll 1
-  for (int c = lane; 16 * c < end; c += 32) {
-    const int n = end - 16 * c;
-    qmv::async_copy::copy16(stage + 16 * c, base + 16 * c, n < 16 ? n : 16);
-  }
-}
-
 /// A streamed pass's shared memory: the unit list and the pass table (built by every thread of the
-/// CTA in the constructor, which ends with a barrier), then the warps' rings of RingBytes each,
-/// then what the pass keeps after them (staged x, or the partials).
-template <int R, int Warps, int RingBytes>
+/// CTA in the constructor, which ends with a barrier), the warps' ring barriers (Stages each), then
+/// the warps' rings of RingBytes each, then what the pass keeps after them (staged x, or the
+/// partials).
+template <int R, int Warps, int Stages, int RingBytes>
 struct cta_memory {
   unit_list<R>& ul;
   pass_table<R>& table;
+  std::uint64_t* bars;
   std::byte* rings;
   std::byte* after_rings;
   ORDO_DEVICE cta_memory(uint4* smem, const problem& p)
       : ul(*reinterpret_cast<unit_list<R>*>(smem)),
         table(*reinterpret_cast<pass_table<R>*>(reinterpret_cast<std::byte*>(smem) + round16(sizeof(unit_list<R>)))),
-        rings(reinterpret_cast<std::byte*>(smem) + head_bytes<R>),
+        bars(reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(smem) + head_bytes<R>)),
+        rings(reinterpret_cast<std::byte*>(smem) + cta_head_bytes<R, Warps, Stages>),
         after_rings(rings + std::size_t(Warps) * RingBytes) {
     build_units_cta<steps, R>(p, ul);  // ends with a barrier
     if (threadIdx.x == 0) fill_pass_table(p, ul, table);
     __syncthreads();
   }
   ORDO_DEVICE std::byte* ring(int warp) const { return rings + std::size_t(warp) * RingBytes; }
+  ORDO_DEVICE std::uint64_t* ring_bars(int warp) const { return bars + std::size_t(warp) * Stages; }
 };
 
 /// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats), already in
@@ -238,10 +282,10 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
     // A lane decodes its block of each row once and dots it against every pair's activation
     // words in the decoder's arrangement (F::dot_scale, statement for statement; a lane past the
     // row's last block adds nothing).
-    using D = qmv::int8_decoder<F>;
+    using D = qmv::int8_decoder_at<F, R>;
     const bool block_live = lane < wb;
     const int b = j * window_blocks + (block_live ? lane : 0);
-    std::uint32_t wq[RW][8];
+    std::uint32_t wq[RW][D::words];
     float wd[RW];
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) D::decode(stage + rr * stage_row, offset[rr] + lane * D::block_bytes, wd[rr], wq[rr]);
@@ -254,9 +298,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
         if constexpr (!Src::arranged) D::arrange_x(xq);
 #pragma unroll
         for (int rr = 0; rr < RW; ++rr) {
-          std::int32_t isum = 0;
-#pragma unroll
-          for (int q = 0; q < 8; ++q) isum = gpu::dot4_i8(std::int32_t(wq[rr][q]), std::int32_t(xq[q]), isum);
+          const std::int32_t isum = D::dot(wq[rr], xq);
           const float term = (wd[rr] * xd) * static_cast<float>(isum);
           if (block_live) acc[rr * R + jj] = acc[rr * R + jj] + term;
         }
@@ -293,10 +335,11 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   constexpr int R = Kernel::tier, H = cfg::gate_up_out_rows, RW = 2 * H, SRB = row_stage_bytes_of_both<GU, S>;
   constexpr int warps = cfg::warps, stages = cfg::stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const cta_memory<R, warps, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
+  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
-  std::byte* ring = mem.ring(warp);
+  const qmv::window_ring<stages, RW, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
+  ring.init(lane);
   const int nb_g = p.n_embd / GU::dot_elems, nb_s = p.n_embd / S::dot_elems;
   // x of the int8-block formats staged as q8_32 in their decoders' arrangements (the routed rows
   // first; the shared rows apart unless they are the same rows in the same arrangement)
@@ -308,14 +351,14 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   auto* xs_qs = shared_apart ? reinterpret_cast<uint4*>(acts_shared) : xr_qs;
   auto* xs_d = shared_apart ? reinterpret_cast<float*>(acts_shared + std::size_t(R) * nb_s * 32) : xr_d;
 
+  // Items pass-major, the shared expert's pass (groups items) first, dealt to the warps a round at
+  // a time (item_deal.hpp). A warp walks its items window by window; a cursor is where it is (a
+  // division per item, none per window: the walk only moves forward).
   const int groups = (p.n_ff + H - 1) / H, items = table.total() * groups;
-  const int first = int(blockIdx.x) * warps + warp, stride = int(gridDim.x) * warps;
-  const int stride_k = stride / groups, stride_g = stride % groups;
-
-  // A warp walks its items first, first + stride, ... window by window; a cursor is where it is
-  // (no division per window: the walk only moves forward).
+  const int warp_id = int(blockIdx.x) * warps + warp, n_warps = int(gridDim.x) * warps;
   struct cursor {
-    int it, k, g, u, j0, j, slot;  // item, its pass and row group, the pass's unit and first pair; window; ring slot
+    int round, it, k, g, u, j0, j, slot;  // deal round, item, its pass and row group, the pass's unit and first pair; window; ring slot
+    unsigned phase;                // the parity of the ring's turn at slot
     int windows, nb, block_bytes;
     const std::byte* row[RW];      // nullptr: a row past n_ff
   };
@@ -340,33 +383,29 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
       c.row[H + h] = r < p.n_ff ? up + std::size_t(r) * up_row : nullptr;
     }
   };
+  auto take = [&](cursor& c) {  // the item of round c.round, if any
+    c.it = dealt_item(c.round, warp_id, n_warps, cfg::boustrophedon);
+    if (c.it < items) c.k = c.it / groups, c.g = c.it % groups, settle(c);
+  };
   auto start = [&](cursor& c) {
-    c.it = first, c.j = 0, c.slot = 0, c.u = 0, c.windows = 1;  // windows: a warp with no item still advances
-    if (c.it < items) {
-      c.k = c.it / groups, c.g = c.it % groups;
-      settle(c);
-    }
+    c.round = 0, c.j = 0, c.slot = 0, c.phase = 0, c.u = 0, c.windows = 1;  // windows: a warp with no item still advances
+    take(c);
   };
   auto advance = [&](cursor& c) {
-    c.slot = c.slot + 1 == stages ? 0 : c.slot + 1;
+    if (++c.slot == stages) c.slot = 0, c.phase ^= 1u;
     if (++c.j < c.windows) return;
     c.j = 0;
-    c.it += stride;
-    if (c.it >= items) return;
-    c.k += stride_k, c.g += stride_g;
-    if (c.g >= groups) c.g -= groups, ++c.k;
-    settle(c);
+    ++c.round;
+    take(c);
   };
   auto window_start = [](const cursor& c, int rr) { return c.row[rr] + std::size_t(c.j) * window_blocks * c.block_bytes; };
   auto window_count = [](const cursor& c) { return c.nb - c.j * window_blocks < window_blocks ? c.nb - c.j * window_blocks : window_blocks; };
   auto issue = [&](const cursor& c) {
-    if (c.it < items) {
-      std::byte* stage = ring + std::size_t(c.slot) * RW * SRB;
+    const std::byte* start[RW];
+    int bytes[RW];
 #pragma unroll
-      for (int rr = 0; rr < RW; ++rr)
-        if (c.row[rr]) request_window(stage + rr * SRB, window_start(c, rr), window_count(c) * c.block_bytes, lane);
-    }
-    qmv::async_copy::commit();  // an empty group past the end keeps the wait count uniform
+    for (int rr = 0; rr < RW; ++rr) start[rr] = c.row[rr] ? window_start(c, rr) : nullptr, bytes[rr] = window_count(c) * c.block_bytes;
+    ring.request(c.slot, c.it < items, start, bytes, lane);
   };
 
   // The first windows are requested before the activations are staged: they do not depend on them.
@@ -388,8 +427,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   while (cur.it < items) {
     __syncwarp();  // every lane is done with the stage the next request overwrites
     issue(in), advance(in);
-    qmv::async_copy::wait<stages - 1>();  // this lane's copies of cur's window have landed ...
-    __syncwarp();                         // ... and so have every other lane's
+    ring.wait(cur.slot, cur.phase);
     if (cur.j == 0) {
       const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
       live = left < R ? left : R;
@@ -398,7 +436,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
     }
-    const std::byte* stage = ring + std::size_t(cur.slot) * RW * SRB;
+    const std::byte* stage = ring.slot(cur.slot);
     int offset[RW];
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
@@ -437,7 +475,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     }
     advance(cur);
   }
-  qmv::async_copy::wait<0>();
+  ring.drain();
 #else
   (void)p;
 #endif
@@ -456,12 +494,18 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   constexpr int R = Kernel::tier, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
   constexpr int warps = cfg::warps, stages = cfg::stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const cta_memory<R, warps, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
+  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
-  std::byte* ring = mem.ring(warp);
-  // this warp's partials: [RW][R][slots_per_row]
+  const qmv::window_ring<stages, RW, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
+  ring.init(lane);
+  // this warp's partials: [RW][R][slots_per_row]; then, where staged, the pairs' mid_act rows
   auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(warp) * RW;
+  std::byte* mid = mem.after_rings + down_partial_bytes<R, warps, RW>;
+  const bool staged = stage_mid_act<D, S, R>(p);
+  const int nb_mid = p.n_ff / D::dot_elems;
+  auto* mid_qs = reinterpret_cast<uint4*>(mid);
+  auto* mid_d = reinterpret_cast<float*>(mid + std::size_t(p.rows) * (p.n_used + 1) * nb_mid * 32);
   const int nb_d = p.n_ff / D::dot_elems, nb_s = p.n_ff / S::dot_elems;
 
   const int passes = table.total(), groups = (p.n_embd + RW - 1) / RW;
@@ -471,6 +515,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   // shared one first), window by window. A cursor is where it is.
   struct cursor {
     int g, k, u, j0, j, slot;  // row group, pass, its unit and first pair, window, ring slot
+    unsigned phase;            // the parity of the ring's turn at slot
     int windows, nb, block_bytes;
     const std::byte* base;     // the unit's down matrix
     std::size_t row_bytes;
@@ -487,11 +532,11 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     }
   };
   auto start = [&](cursor& c) {
-    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0;
+    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0;
     settle(c);
   };
   auto advance = [&](cursor& c) {
-    c.slot = c.slot + 1 == stages ? 0 : c.slot + 1;
+    if (++c.slot == stages) c.slot = 0, c.phase ^= 1u;
     if (++c.j < c.windows) return;
     c.j = 0;
     if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
@@ -502,18 +547,26 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   };
   auto window_count = [](const cursor& c) { return c.nb - c.j * window_blocks < window_blocks ? c.nb - c.j * window_blocks : window_blocks; };
   auto issue = [&](const cursor& c) {
-    if (c.g < groups) {
-      std::byte* stage = ring + std::size_t(c.slot) * RW * SRB;
+    const std::byte* start[RW];
+    int bytes[RW];
 #pragma unroll
-      for (int rr = 0; rr < RW; ++rr)
-        if (c.g * RW + rr < p.n_embd) request_window(stage + rr * SRB, window_start(c, rr), window_count(c) * c.block_bytes, lane);
-    }
-    qmv::async_copy::commit();
+    for (int rr = 0; rr < RW; ++rr)
+      start[rr] = c.g * RW + rr < p.n_embd ? window_start(c, rr) : nullptr, bytes[rr] = window_count(c) * c.block_bytes;
+    ring.request(c.slot, c.g < groups, start, bytes, lane);
   };
   cursor in;
   start(in);
 #pragma unroll 1
   for (int t = 0; t < stages - 1; ++t) issue(in), advance(in);
+  if constexpr (int8_blocks<D> && int8_blocks<S>) {
+    if (staged) {
+      const int slots = p.n_used + 1;
+      qmv::stage_q8_32_rows<qmv::int8_decoder<D>, qmv::int8_decoder<S>>(
+          p.mid_act, p.mid_act_row_bytes, p.rows * slots, p.rows * slots, nb_mid, mid_qs, mid_d,
+          [&](int s) { return s % slots == p.n_used; });
+      __syncthreads();
+    }
+  }
 
   float acc[RW * R];
   int slot[R];  // the (row, slot) place of each pair of the pass
@@ -521,10 +574,9 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   cursor cur;
   start(cur);
   while (cur.g < groups) {
-    __syncwarp();
+    __syncwarp();  // every lane is done with the stage the next request overwrites
     issue(in), advance(in);
-    qmv::async_copy::wait<stages - 1>();
-    __syncwarp();
+    ring.wait(cur.slot, cur.phase);
     const int o0 = cur.g * RW;
     if (cur.j == 0) {
       const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
@@ -538,12 +590,21 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
         __syncwarp();
       }
     }
-    const std::byte* stage = ring + std::size_t(cur.slot) * RW * SRB;
+    const std::byte* stage = ring.slot(cur.slot);
     int offset[RW];
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
     auto terms = [&](auto format) {
       using F = decltype(format);
+      if constexpr (int8_blocks<D> && int8_blocks<S>) {
+        if (staged) {
+          staged_rows<R> src{mid_qs, mid_d, nb_mid, {}};
+#pragma unroll
+          for (int jj = 0; jj < R; ++jj) src.row_of[jj] = slot[jj];
+          window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+          return;
+        }
+      }
       global_rows<typename F::activation, R> src;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
@@ -574,7 +635,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     }
     advance(cur);
   }
-  qmv::async_copy::wait<0>();
+  ring.drain();
 #else
   (void)p;
 #endif
@@ -591,14 +652,19 @@ inline std::size_t gate_up_smem(const problem& p) {
   if constexpr (int8_blocks<GU>) acts += staged_act_bytes(R, p.n_embd / GU::dot_elems);
   if constexpr (int8_blocks<S>)
     if (stage_shared_apart<GU, S>(p)) acts += staged_act_bytes(R, p.n_embd / S::dot_elems);
-  return head_bytes<R> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> + acts;
+  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> + acts;
 }
 template <class L, int R, class Policy>
-inline constexpr std::size_t down_smem =
-    head_bytes<R> +
-    std::size_t(config<Policy, L, R>::warps) * config<Policy, L, R>::stages * config<Policy, L, R>::down_rows *
-        row_stage_bytes_of_both<typename L::down, typename L::shared> +
-    std::size_t(config<Policy, L, R>::warps) * config<Policy, L, R>::down_rows * R * slots_per_row * sizeof(float);
+inline std::size_t down_smem(const problem& p) {
+  using cfg = config<Policy, L, R>;
+  using D = typename L::down;
+  using S = typename L::shared;
+  std::size_t mid = 0;
+  if constexpr (int8_blocks<D>)
+    if (stage_mid_act<D, S, R>(p)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
+  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
+         down_partial_bytes<R, cfg::warps, cfg::down_rows> + mid;
+}
 
 /// Whether the streamed passes can read p: every weight tensor 16-byte aligned with rows (and
 /// experts) at offsets its format's reader accepts (int8 decoders: decoder::row_bytes_ok; chunk
@@ -659,7 +725,7 @@ bool launch_down(const problem& p, gpu::stream_t stream) {
   using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
   if (!fits<L>(p)) return false;
   return launch_persistent<&down_kernel<Kernel>, cfg::warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
-                                                             down_smem<L, Kernel::tier, typename Kernel::policy>, stream);
+                                                             down_smem<L, Kernel::tier, typename Kernel::policy>(p), stream);
 }
 #endif
 

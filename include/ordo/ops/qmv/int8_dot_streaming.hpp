@@ -7,8 +7,9 @@
 ///     (two 16-byte loads per block; staged_activations.hpp);
 ///   - each warp owns groups of `rows_per_warp` weight rows and walks them in windows of 32 blocks
 ///     (one block per lane, exactly the blocks ls32 gives the lanes); the windows stream into a
-///     warp-private ring of `stages` shared-memory buffers with cp.async, so `stages - 1` windows are
-///     in flight while one is computed, with no CTA barrier after the staging;
+///     warp-private ring of `stages` shared-memory buffers (window_ring.hpp: bulk copies where the
+///     windows are in 16-byte granules, else cp.async), so `stages - 1` windows are in flight while
+///     one is computed, with no CTA barrier after the staging;
 ///   - a lane decodes its block of each of the group's rows once (aligned 32-bit loads + byte
 ///     permutes) and reuses it for all R activation rows; the integer dot is 8 dp4a (exact), the
 ///     term (scale·x.d)·float(isum) and `acc = acc + term` are the one-row statements, per (weight
@@ -26,12 +27,12 @@
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/resident_grid.hpp"
-#include "ordo/ops/qmv/async_copy.hpp"
 #include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/ops/qmv/halving_butterfly.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 #include "ordo/ops/qmv/problem.hpp"
 #include "ordo/ops/qmv/staged_activations.hpp"
+#include "ordo/ops/qmv/window_ring.hpp"
 
 namespace ordo::ops::qmv::int8_dot_streaming {
 
@@ -55,6 +56,10 @@ struct config {
     else if constexpr (requires { Policy::streaming_rows_per_warp; }) return int(Policy::streaming_rows_per_warp);
     else return 4;
   }();
+  static constexpr bool bulk = [] {  // windows in 16-byte granules by bulk copies (window_ring.hpp)
+    if constexpr (requires { Policy::streaming_bulk; }) return bool(Policy::streaming_bulk);
+    else return true;
+  }();
   static constexpr launch_overlap overlap = [] {
     if constexpr (requires { Policy::streaming_overlap; }) return launch_overlap(Policy::streaming_overlap);
     else return launch_overlap::none;
@@ -73,10 +78,24 @@ template <class D, class Policy>
 inline constexpr std::size_t weight_smem_bytes =
     std::size_t(config<Policy, D>::warps) * config<Policy, D>::stages * config<Policy, D>::rows_per_warp * row_stage_bytes<D>;
 
-/// Shared memory of one CTA: the weight rings, then R·nb activation code runs (32 B), then R·nb scales.
+/// Where the ring barriers start: after the staged activations, 16-byte aligned.
+template <class D, int R, class Policy>
+ORDO_HD inline std::size_t barriers_offset(int nb) {
+  return (weight_smem_bytes<D, Policy> + staged_q8_32_bytes(R, nb) + 15) / 16 * 16;
+}
+/// Shared memory of one CTA: the weight rings, then R·nb activation code runs (32 B), then R·nb
+/// scales, then the rings' barriers (a ring slot each).
 template <class D, int R, class Policy>
 inline std::size_t smem_bytes(int nb) {
-  return weight_smem_bytes<D, Policy> + staged_q8_32_bytes(R, nb);
+  return barriers_offset<D, R, Policy>(nb) + std::size_t(config<Policy, D>::warps) * config<Policy, D>::stages * sizeof(std::uint64_t);
+}
+
+/// Whether every window of p starts and ends on a 16-byte boundary (the weights are 16-byte
+/// aligned: try_launch checks), so the ring may take it in bulk copies.
+template <class D>
+ORDO_HD inline bool windows_in_granules(const problem& p) {
+  const std::size_t row_data = std::size_t(p.k / D::format::dot_elems) * D::block_bytes;
+  return p.weight_row_bytes % 16 == 0 && window_bytes<D> % 16 == 0 && row_data % 16 == 0;
 }
 
 #if defined(ORDO_GPU_CUDA)
@@ -88,14 +107,16 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
   using cfg = config<Policy, D>;
   constexpr int RW = cfg::rows_per_warp, S = cfg::stages, W = cfg::warps;
   constexpr int block_bytes = D::block_bytes, wbytes = window_bytes<D>, stage_bytes = row_stage_bytes<D>;
-  constexpr int stage_chunks = stage_bytes / 16;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int nb = p.k / D::format::dot_elems;
   const int windows = (nb + window_blocks - 1) / window_blocks;
   const int groups = (p.n_out + RW - 1) / RW;
 
   auto* smem = reinterpret_cast<std::byte*>(ordo_qmv_int8_dot_streaming_smem);
-  std::byte* ring = smem + std::size_t(warp) * S * RW * stage_bytes;
+  const window_ring<S, RW, stage_bytes> ring{smem + std::size_t(warp) * S * RW * stage_bytes,
+                                             reinterpret_cast<std::uint64_t*>(smem + barriers_offset<D, R, Policy>(nb)) + warp * S,
+                                             cfg::bulk && windows_in_granules<D>(p)};
+  ring.init(lane);
   auto* act_qs = reinterpret_cast<uint4*>(smem + weight_smem_bytes<D, Policy>);  // [R][nb] × 2 uint4
   auto* act_d = reinterpret_cast<float*>(smem + weight_smem_bytes<D, Policy> + std::size_t(R) * nb * 32);
 
@@ -106,29 +127,17 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
 
   // Row window start (global) and its byte count for tile t, row rr of the group.
   auto issue = [&](int t) {
-    if (t < tiles) {
-      const int g = first + (t / windows) * stride, j = t % windows;
-      std::byte* stage = ring + std::size_t(t % S) * RW * stage_bytes;
-      const int blocks = nb - j * window_blocks < window_blocks ? nb - j * window_blocks : window_blocks;
+    const int g = first + (t / windows) * stride, j = t % windows;
+    const int blocks = nb - j * window_blocks < window_blocks ? nb - j * window_blocks : window_blocks;
+    const std::byte* start[RW];
+    int bytes[RW];
 #pragma unroll
-      for (int rr = 0; rr < RW; ++rr) {
-        const int row = g * RW + rr;
-        const std::byte* start = p.weights + std::size_t(row < p.n_out ? row : 0) * p.weight_row_bytes +
-                                 std::size_t(j) * wbytes;
-        const std::byte* base = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(start) & ~std::uintptr_t(15));
-        const int end = int(start - base) + blocks * block_bytes;  // bytes of [base, window end)
-#pragma unroll
-        for (int c0 = 0; c0 < stage_chunks; c0 += 32) {
-          const int c = c0 + lane;
-          if (c < stage_chunks) {
-            int n = row < p.n_out ? end - 16 * c : 0;
-            n = n < 0 ? 0 : (n > 16 ? 16 : n);
-            async_copy::copy16(stage + rr * stage_bytes + 16 * c, n > 0 ? base + 16 * c : p.weights, n);
-          }
-        }
-      }
+    for (int rr = 0; rr < RW; ++rr) {
+      const int row = g * RW + rr;
+      start[rr] = row < p.n_out ? p.weights + std::size_t(row) * p.weight_row_bytes + std::size_t(j) * wbytes : nullptr;
+      bytes[rr] = blocks * block_bytes;
     }
-    async_copy::commit();  // an empty group past the end keeps the wait count uniform
+    ring.request(t % S, t < tiles, start, bytes, lane);
   };
 
   // The first windows are requested before the activations are staged: they do not depend on them,
@@ -148,21 +157,20 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
     const int g = first + (t / windows) * stride, j = t % windows;
     __syncwarp();  // every lane is done with the stage tile t + S - 1 overwrites (tile t - 1's)
     issue(t + S - 1);
-    async_copy::wait<S - 1>();  // this lane's copies of tile t have landed ...
-    __syncwarp();               // ... and so have every other lane's
+    ring.wait(t % S, unsigned(t / S) & 1u);
 
     if (j == 0) {
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
     }
-    const std::byte* stage = ring + std::size_t(t % S) * RW * stage_bytes;
+    const std::byte* stage = ring.slot(t % S);
     const int b = j * window_blocks + lane;  // ls32: lane l owns blocks l, l + 32, ... (ascending)
     const bool live = b < nb;
     const int bx = live ? b : 0;
 
     // Decode this lane's block of each row once: the scale and the 32 codes as 8 packed words (in
     // the order the staged activation words were arranged in).
-    std::uint32_t wq[RW][8];
+    std::uint32_t wq[RW][D::words];
     float wd[RW];
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) {
@@ -179,9 +187,7 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
       const std::uint32_t xq[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
 #pragma unroll
       for (int rr = 0; rr < RW; ++rr) {
-        std::int32_t isum = 0;
-#pragma unroll
-        for (int q = 0; q < 8; ++q) isum = gpu::dot4_i8(std::int32_t(wq[rr][q]), std::int32_t(xq[q]), isum);
+        const std::int32_t isum = D::dot(wq[rr], xq);
         // F::dot_scale, statement for statement
         const float term = (wd[rr] * xd) * static_cast<float>(isum);
         if (live) acc[rr * R + i] = acc[rr * R + i] + term;
@@ -199,7 +205,7 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
       }
     }
   }
-  async_copy::wait<0>();
+  ring.drain();
 #else
   (void)p;
 #endif

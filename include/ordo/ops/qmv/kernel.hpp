@@ -80,7 +80,7 @@ struct kernel {
   static bool try_specialized_launch([[maybe_unused]] const problem& p, [[maybe_unused]] gpu::stream_t stream) {
 #if defined(ORDO_GPU_CUDA)
     if constexpr (std::is_same_v<Order, order::lane_strided> && has_int8_decoder<F>)
-      return int8_dot_streaming::try_launch<int8_decoder<F>, R, Policy>(p, stream);
+      return int8_dot_streaming::try_launch<int8_decoder_at<F, R>, R, Policy>(p, stream);
 #endif
     return false;
   }

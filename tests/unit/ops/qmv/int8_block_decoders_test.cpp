@@ -1,8 +1,8 @@
 // The int8-block decoders of the streaming kernels (include/ordo/ops/qmv/int8_block_decoders.hpp),
 // host-compiled with gpu/byte_ops.hpp's prmt and funnel-shift: for random blocks at every byte
-// offset the decoder accepts, the scale is the format's own and Σ dp4a(decoded word k, arranged
-// activation word k) is the format's dot_int (the portable byte loop of quant/<format>.hpp), so
-// dot_scale gets the same operands on the device as on the CPU.
+// offset the decoder accepts, the scale is the format's own and the decoder's integer dot of its
+// words against the arranged activation is the format's dot_int (the portable byte loop of
+// quant/<format>.hpp), so dot_scale gets the same operands on the device as on the CPU.
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 
 #include <gtest/gtest.h>
@@ -43,13 +43,12 @@ int mismatching_blocks(int blocks) {
       for (auto& b : stage) b = std::byte(rng() >> 56);  // stale bytes around the block
       std::memcpy(stage + o, &w, sizeof w);
       float scale = 0.0f;
-      std::uint32_t q[8];
+      std::uint32_t q[D::words];
       D::decode(stage, o, scale, q);
       std::uint32_t xw[8];
       std::memcpy(xw, x.qs, sizeof xw);
       D::arrange_x(xw);
-      std::int32_t isum = 0;
-      for (int k = 0; k < 8; ++k) isum = gpu::dot4_i8(std::int32_t(q[k]), std::int32_t(xw[k]), isum);
+      const std::int32_t isum = D::dot(q, xw);
       mismatches += isum != want || std::bit_cast<std::uint32_t>(scale) != std::bit_cast<std::uint32_t>(want_scale);
     }
   }
@@ -58,6 +57,14 @@ int mismatching_blocks(int blocks) {
 
 TEST(int8_block_decoders, q8_0_equals_dot_int) { EXPECT_EQ(mismatching_blocks<ops::qmv::q8_0_decoder>(3000), 0); }
 TEST(int8_block_decoders, mxfp4_equals_dot_int) { EXPECT_EQ(mismatching_blocks<ops::qmv::mxfp4_decoder>(3000), 0); }
+TEST(int8_block_decoders, mxfp4_split_sign_equals_dot_int) {
+  EXPECT_EQ(mismatching_blocks<ops::qmv::mxfp4_split_decoder>(3000), 0);
+}
+TEST(int8_block_decoders, streaming_kernels_pick_the_split_decoder_at_few_rows) {
+  EXPECT_TRUE((std::is_same_v<ops::qmv::int8_decoder_at<quant::mxfp4, 2>, ops::qmv::mxfp4_split_decoder>));
+  EXPECT_TRUE((std::is_same_v<ops::qmv::int8_decoder_at<quant::mxfp4, 3>, ops::qmv::mxfp4_decoder>));
+  EXPECT_TRUE((std::is_same_v<ops::qmv::int8_decoder_at<quant::q8_0, 1>, ops::qmv::q8_0_decoder>));
+}
 
 TEST(int8_block_decoders, byte_perm_is_prmt) {
   // copy mode picks any of the 8 bytes; bit 3 of a selector nibble replicates the byte's sign
@@ -79,6 +86,11 @@ struct mxfp4_sign_dropped : ops::qmv::mxfp4_decoder {  // bit 3 of each code ign
     ops::qmv::mxfp4_decoder::decode(copy, o, scale, q);
   }
 };
+struct mxfp4_split_negatives_added : ops::qmv::mxfp4_split_decoder {  // the sign never applied
+  static std::int32_t dot(const std::uint32_t (&q)[words], const std::uint32_t (&x)[8]) {
+    return ops::qmv::dot_words(q, x) + ops::qmv::dot_words(q + 8, x);
+  }
+};
 struct q8_0_word_misaligned : ops::qmv::q8_0_decoder {  // the codes read from the wrong half word
   static void decode(const std::byte* stage, int o, float& scale, std::uint32_t (&q)[8]) {
     ops::qmv::q8_0_decoder::decode(stage, o ^ 2, scale, q);
@@ -86,6 +98,9 @@ struct q8_0_word_misaligned : ops::qmv::q8_0_decoder {  // the codes read from t
 };
 TEST(int8_block_decoders, mutant_mxfp4_unarranged_is_caught) { EXPECT_GT(mismatching_blocks<mxfp4_unarranged>(100), 1000); }
 TEST(int8_block_decoders, mutant_mxfp4_sign_dropped_is_caught) { EXPECT_GT(mismatching_blocks<mxfp4_sign_dropped>(100), 1000); }
+TEST(int8_block_decoders, mutant_mxfp4_split_negatives_added_is_caught) {
+  EXPECT_GT(mismatching_blocks<mxfp4_split_negatives_added>(100), 1000);
+}
 TEST(int8_block_decoders, mutant_q8_0_misaligned_is_caught) { EXPECT_GT(mismatching_blocks<q8_0_word_misaligned>(100), 500); }
 
 }  // namespace

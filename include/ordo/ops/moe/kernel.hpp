@@ -22,6 +22,7 @@
 
 #include "ordo/ops/moe/body.hpp"
 #include "ordo/ops/moe/quantize_warp.hpp"
+#include "ordo/ops/quantize_rows/warp.hpp"
 #include "ordo/ops/moe/streaming.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/order/combine.hpp"
@@ -345,7 +346,7 @@ struct kernel {
           for (int b = 0; b < n_blocks; ++b) quantize_q8_k_warp(xs + b * A::block_elems, qb[b], lane);
       } else if constexpr (std::is_same_v<A, quant::q8_32>) {
         if (pair_live)
-          for (int b = 0; b < n_blocks; ++b) quantize_q8_32_warp(xs + b * A::block_elems, qb[b], lane);
+          for (int b = 0; b < n_blocks; ++b) quantize_rows::quantize_q8_32_warp(xs + b * A::block_elems, qb[b], lane);
       } else {
         if (pair_live)
           for (int b = lane; b < n_blocks; b += 32) A::quantize(xs + b * A::block_elems, qb[b]);

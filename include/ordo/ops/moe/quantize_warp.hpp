@@ -1,5 +1,4 @@
-/// q8_k::quantize of one 256-element block, and q8_32::quantize of one 32-element block, by the 32
-/// lanes of a warp, the same bytes (GPU only).
+/// q8_k::quantize of one 256-element block by the 32 lanes of a warp, the same bytes (GPU only).
 ///
 /// Why: gate_up's pass 1 quantizes each pair's mid chunk into the routed down activation; for the
 /// q2 and q4_k layouts that is one q8_k block per chunk, and one lane walking its 256 elements three
@@ -15,7 +14,6 @@
 
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/portability.hpp"
-#include "ordo/quant/q8_32.hpp"
 #include "ordo/quant/q8_k.hpp"
 #include "ordo/quant/rounding.hpp"
 
@@ -80,27 +78,6 @@ ORDO_DEVICE inline void quantize_q8_k_warp(const float* x, quant::q8_k::block& o
   if (lane == 0) out.d = 1.0f / iscale;
 }
 
-/// q8_32::quantize of the block at x (32 floats in shared memory) into out, lane i taking element
-/// i. Why: one lane quantizing a block walks its 32 elements twice in a dependent chain, the whole
-/// of the (mxfp4 layout's) quantize pass. Exact under the split: amax is a max of magnitudes (the
-/// running max never takes a −0 over the +0 it starts from, nor does the butterfly's strict rule
-/// take equal values: it ends with the serial scan's float; NaN is unsupported there as here),
-/// d and id are quantize's expressions of it, and each code is its element's own.
-ORDO_DEVICE inline void quantize_q8_32_warp(const float* x, quant::q8_32::block& out, int lane) {
-  const float v = x[lane];
-  float amax = v < 0.0f ? -v : v;
-  amax = amax > 0.0f ? amax : 0.0f;  // as the scan from +0: a −0 element leaves it +0
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const float other = gpu::shfl_xor(amax, o);
-    amax = other > amax ? other : amax;
-  }
-  const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
-  int q = quant::code_even(v * id);
-  q = q > 127 ? 127 : (q < -127 ? -127 : q);
-  out.qs[lane] = static_cast<std::int8_t>(q);
-  if (lane == 0) out.d = amax / 127.0f;
-}
 #endif
 
 }  // namespace ordo::ops::moe

@@ -7,7 +7,8 @@
 ///   - persistent CTAs; each builds the unit list (body.hpp) and a table of the units' passes (a
 ///     pass: ≤ R pairs of one unit). A gate_up work item is (pass, config::gate_up_out_rows output
 ///     rows): those expert rows of gate and of up, so both projections of a pair end in one warp
-///     and the SwiGLU epilogue runs there. A down work item is config::down_rows output rows: it
+///     and the SwiGLU epilogue runs there; items are dealt to warps in rounds (item_deal.hpp). A
+///     down work item is config::down_rows output rows: it
 ///     walks every pass of every unit for its rows, each pair's partial lands in its (row, slot)
 ///     place, and the row's slots are summed last in steps::weighted_sum order (kernel::write_out);
 ///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives

@@ -47,8 +47,10 @@ struct variant : ordo::tune::preset::qmv::policy {
 };
 /// The preset's narrow (as at tiers 1-2) and wide shapes (ops/moe/streaming.hpp config), each with
 /// both deals of gate_up's items (the session-9 sweeps of other shapes: docs/PERFORMANCE.md).
+/// Session 10: two stages of the narrow shape (the slots now hold two MXFP4 windows: as many bytes
+/// in flight as three stages held before), with 2 and 3 CTAs an SM.
 using variants = ordo::meta::type_list<variant<8, 3, 2, 2, 2, true>, variant<8, 3, 2, 2, 2, false>, variant<16, 2, 1, 1, 1, true>,
-                                       variant<16, 2, 1, 1, 1, false>>;
+                                       variant<16, 2, 1, 1, 1, false>, variant<8, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 3, true>>;
 
 using namespace ordo;
 

@@ -71,10 +71,17 @@ INSTANTIATE_TEST_SUITE_P(Ds4, MoeGpuDs4, ::testing::Values("q2", "mxfp4"));
 // The dims above take the streamed passes' paths this test exists for.
 TEST(MoeGpuDs4Windows, RowsAreMultiWindowAndWholeRowWindows) {
   namespace st = ops::moe::streaming;
-  EXPECT_EQ(st::windows_of<quant::q8_0>(n_embd / 32), 4);
-  EXPECT_EQ(st::windows_of<quant::mxfp4>(n_ff / 32), 2);
-  EXPECT_EQ(st::windows_of<quant::iq2_xxs>(n_embd / 256), 1);
-  EXPECT_EQ(st::windows_of<quant::q2_k>(n_ff / 256), 1);
+  using mx = ops::moe::mxfp4_layout;
+  constexpr int gu = st::row_stage_bytes_of_both<mx::gate_up, mx::shared>, dn = st::row_stage_bytes_of_both<mx::down, mx::shared>;
+  EXPECT_EQ((st::windows_of<quant::q8_0, gu>(n_embd / 32)), 4);
+  // MXFP4 slots of the mxfp4 layout take two 32-block windows (a slot sized for Q8_0): gate/up
+  // rows in two slot windows, down rows in one, each with both of its windows
+  EXPECT_EQ((st::slot_blocks<quant::mxfp4, gu>), 64);
+  EXPECT_EQ((st::windows_of<quant::mxfp4, gu>(n_embd / 32)), 2);
+  EXPECT_EQ((st::windows_of<quant::mxfp4, dn>(n_ff / 32)), 1);
+  EXPECT_EQ((st::slot_blocks<quant::q8_0, dn>), 32);
+  EXPECT_EQ((st::windows_of<quant::iq2_xxs, 1104>(n_embd / 256)), 1);
+  EXPECT_EQ((st::windows_of<quant::q2_k, 1104>(n_ff / 256)), 1);
   EXPECT_GT(n_embd / 256, 8);  // more than the props' 1..2 blocks: the cooperative window's later steps run
 }
 

@@ -12,7 +12,8 @@
 ///     walks every pass of every unit for its rows, each pair's partial lands in its (row, slot)
 ///     place, and the row's slots are summed last in steps::weighted_sum order (kernel::write_out);
 ///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives
-///     the lanes, or fewer at a row's end) into a private ring of config::stages shared-memory
+///     the lanes, or fewer at a row's end; as many whole windows a slot as its bytes hold,
+///     slot_blocks: MXFP4 takes two in the slots sized for Q8_0) into a private ring of config::stages shared-memory
 ///     buffers (qmv/window_ring.hpp: bulk copies where every window is in 16-byte granules, as
 ///     DS4's are, else cp.async), stages − 1 windows in flight while one is computed, no CTA
 ///     barrier after the start;
@@ -64,29 +65,62 @@ template <class L, class Order>
 inline constexpr bool applies = std::is_same_v<Order, order::lane_strided> && streamable<typename L::gate_up> &&
                                 streamable<typename L::down> && streamable<typename L::shared>;
 
+inline constexpr int window_blocks = 32;  // ls32: one dot block per lane
+/// A chunk format's row is staged whole, as one window of at most this many blocks (DS4's IQ2_XXS
+/// gate/up rows have 16, its Q2_K down rows 8); a longer row runs the generic passes.
+inline constexpr int chunk_window_blocks = 16;
+
+/// Stage bytes of one row's window of F (+16: a window starts anywhere in a 16-byte chunk).
+template <class F>
+inline constexpr int row_stage_bytes = ((int8_blocks<F> ? window_blocks : chunk_window_blocks) * F::block_bytes + 16 + 15) / 16 * 16;
+template <class A, class B>
+inline constexpr int row_stage_bytes_of_both = row_stage_bytes<A> > row_stage_bytes<B> ? row_stage_bytes<A> : row_stage_bytes<B>;
+
+/// Dot blocks of F a ring slot's row of SRB bytes takes at a time: int8-block formats as many
+/// 32-block windows as fit (MXFP4's 17-byte blocks: two in a slot sized for the shared expert's
+/// Q8_0, so its rows come in half the requests, waits and cursor steps, with twice the bytes in
+/// flight), chunk formats their whole row.
+template <class F, int SRB>
+inline constexpr int slot_blocks = [] {
+  if constexpr (int8_blocks<F>) {
+    constexpr int windows = (SRB - 16) / (window_blocks * F::block_bytes);
+    return window_blocks * (windows > 0 ? windows : 1);
+  } else return chunk_window_blocks;
+}();
+/// Slot windows of a row of nb dot blocks of F (0: the row does not fit the stage).
+template <class F, int SRB>
+ORDO_HD constexpr int windows_of(int nb) {
+  if constexpr (int8_blocks<F>) return (nb + slot_blocks<F, SRB> - 1) / slot_blocks<F, SRB>;
+  else return nb <= chunk_window_blocks ? 1 : 0;
+}
+
 /// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape: 8 warps a
-/// CTA, 3 stages, two output rows a gate_up and a down item (a Policy may override each field by
+/// CTA, 3 stages (2 where the slots are packed: MXFP4 beside Q8_0, two windows a slot), two
+/// output rows a gate_up and a down item (a Policy may override each field by
 /// the member named in its comment; no preset does). The wide shape (16 warps a CTA, 2 stages, one output row a gate_up and a down item) replaces it
 /// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
-/// >= 8, and tiers >= 3 of layouts with chunk formats (whose window statement holds per-pair
-/// integer sums too); bench/moe --variants measured both (docs/PERFORMANCE.md, session 8). A Policy
+/// >= 8, and tiers >= 2 of layouts with chunk formats (whose window statement holds per-pair
+/// integer sums too); bench/moe --variants measured both (docs/PERFORMANCE.md, sessions 8 and 9:
+/// the q2 layout at tier 2 took 167 µs wide against 194 narrow). A Policy
 /// with `moe_streaming_fixed_shape` takes its own fields at every tier (the bench's variants).
 /// None of this changes bits.
 template <class Policy, class L, int R>
 struct config {
   static constexpr bool wide = [] {
     if constexpr (requires { Policy::moe_streaming_fixed_shape; }) return false;
-    else return R >= 8 || (R >= 3 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
+    else return R >= 8 || (R >= 2 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
   }();
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
     if constexpr (wide) return 16;
     else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
     else return 8;
   }();
-  static constexpr int stages = [] {  // ring buffers per warp (stages − 1 windows in flight): moe_streaming_stages
+  /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
+  static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
+  static constexpr int stages = [] {  // ring buffers per warp (stages − 1 slots in flight): moe_streaming_stages
     if constexpr (wide) return 2;
     else if constexpr (requires { Policy::moe_streaming_stages; }) return int(Policy::moe_streaming_stages);
-    else return 3;
+    else return packed ? 2 : 3;  // a packed slot in flight is two windows (bench/moe variants, session 10)
   }();
   static constexpr int gate_up_out_rows = [] {  // output rows of a gate_up item (its window: their gate rows, then their up rows)
     if constexpr (wide) return 1;
@@ -98,9 +132,13 @@ struct config {
     else if constexpr (requires { Policy::moe_down_rows; }) return int(Policy::moe_down_rows);
     else return 2;
   }();
-  static constexpr int min_ctas = [] {  // CTAs an SM must hold (caps registers): moe_streaming_min_ctas
+  static constexpr int min_ctas = [] {  // gate_up's CTAs an SM must hold (caps registers): moe_streaming_min_ctas
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return R <= 2 && !wide ? 2 : 1;  // 2 of the narrow shape's CTAs fit an SM's shared memory at tiers 1–2
+    else return !wide && (R <= 2 || packed) ? 2 : 1;  // where 2 narrow CTAs fit an SM's shared memory: tiers 1–2, or 2 stages
+  }();
+  static constexpr int down_min_ctas = [] {  // down's (its rings are half gate_up's: 2 narrow CTAs fit at every tier)
+    if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
+    else return !wide ? 2 : 1;
   }();
   /// Whether gate_up deals its items boustrophedon (item_deal.hpp) or round-robin: moe_boustrophedon;
   /// by default boustrophedon where the shared items are the heavier (int8-block routed formats).
@@ -114,23 +152,6 @@ struct config {
     else return true;
   }();
 };
-inline constexpr int window_blocks = 32;  // ls32: one dot block per lane
-/// A chunk format's row is staged whole, as one window of at most this many blocks (DS4's IQ2_XXS
-/// gate/up rows have 16, its Q2_K down rows 8); a longer row runs the generic passes.
-inline constexpr int chunk_window_blocks = 16;
-
-/// Stage bytes of one row's window of F (+16: a window starts anywhere in a 16-byte chunk).
-template <class F>
-inline constexpr int row_stage_bytes = ((int8_blocks<F> ? window_blocks : chunk_window_blocks) * F::block_bytes + 16 + 15) / 16 * 16;
-template <class A, class B>
-inline constexpr int row_stage_bytes_of_both = row_stage_bytes<A> > row_stage_bytes<B> ? row_stage_bytes<A> : row_stage_bytes<B>;
-
-/// Windows of a row of nb dot blocks of F (0: the row does not fit the stage).
-template <class F>
-ORDO_HD constexpr int windows_of(int nb) {
-  if constexpr (int8_blocks<F>) return (nb + window_blocks - 1) / window_blocks;
-  else return nb <= chunk_window_blocks ? 1 : 0;
-}
 
 /// Each unit's passes, in unit order: unit u's passes are [first[u], first[u + 1]) (u = 0: the
 /// shared expert, one pass since rows <= R); every unit has a pair, so first is strictly increasing.
@@ -273,35 +294,43 @@ struct global_rows {
   }
 };
 
-/// Window j (wb blocks) of RW weight rows of format F in `stage` (row rr at stage + rr ·
-/// stage_row, its window's first block at offset[rr]) against the pass's `live` pairs: each block's
-/// one-row term added to acc[rr · R + jj] by the block's ls32 owner lane.
-template <class F, int RW, int R, class Src>
-ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int j, int wb,
+/// The slot window of RW weight rows of format F in `stage` (row rr at stage + rr · stage_row, its
+/// first block at offset[rr]; wb <= SB blocks from row block b0) against the pass's `live` pairs:
+/// each block's one-row term added to acc[rr · R + jj] by the block's ls32 owner lane, the slot's
+/// 32-block windows in ascending order.
+template <class F, int RW, int R, int SB, class Src>
+ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R]) {
   if constexpr (int8_blocks<F>) {
     // A lane decodes its block of each row once and dots it against every pair's activation
     // words in the decoder's arrangement (F::dot_scale, statement for statement; a lane past the
     // row's last block adds nothing).
     using D = qmv::int8_decoder_at<F, R>;
-    const bool block_live = lane < wb;
-    const int b = j * window_blocks + (block_live ? lane : 0);
-    std::uint32_t wq[RW][D::words];
-    float wd[RW];
+    // the slot's windows unrolled at tiers 1-2 only: above, the copies' registers cost an SM a CTA
+    constexpr int unrolled_subs = R <= 2 ? SB / window_blocks : 1;
+#pragma unroll unrolled_subs
+    for (int sub = 0; sub < SB / window_blocks; ++sub) {
+      if (sub * window_blocks >= wb) break;  // uniform: the row ended in an earlier window of the slot
+      const bool block_live = sub * window_blocks + lane < wb;
+      const int b = b0 + sub * window_blocks + (block_live ? lane : 0);
+      std::uint32_t wq[RW][D::words];
+      float wd[RW];
 #pragma unroll
-    for (int rr = 0; rr < RW; ++rr) D::decode(stage + rr * stage_row, offset[rr] + lane * D::block_bytes, wd[rr], wq[rr]);
+      for (int rr = 0; rr < RW; ++rr)
+        D::decode(stage + rr * stage_row, offset[rr] + (sub * window_blocks + lane) * D::block_bytes, wd[rr], wq[rr]);
 #pragma unroll
-    for (int jj = 0; jj < R; ++jj) {
-      if (jj < live) {
-        std::uint32_t xq[8];
-        float xd;
-        src.load(jj, b, xq, xd);
-        if constexpr (!Src::arranged) D::arrange_x(xq);
+      for (int jj = 0; jj < R; ++jj) {
+        if (jj < live) {
+          std::uint32_t xq[8];
+          float xd;
+          src.load(jj, b, xq, xd);
+          if constexpr (!Src::arranged) D::arrange_x(xq);
 #pragma unroll
-        for (int rr = 0; rr < RW; ++rr) {
-          const std::int32_t isum = D::dot(wq[rr], xq);
-          const float term = (wd[rr] * xd) * static_cast<float>(isum);
-          if (block_live) acc[rr * R + jj] = acc[rr * R + jj] + term;
+          for (int rr = 0; rr < RW; ++rr) {
+            const std::int32_t isum = D::dot(wq[rr], xq);
+            const float term = (wd[rr] * xd) * static_cast<float>(isum);
+            if (block_live) acc[rr * R + jj] = acc[rr * R + jj] + term;
+          }
         }
       }
     }
@@ -314,7 +343,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
       for (int jj = 0; jj < R; ++jj) a[jj] = acc[rr * R + jj];
       qmv::int_chunk_cooperative::accumulate_window<F, R>(
           reinterpret_cast<const typename F::block*>(stage + rr * stage_row + offset[rr]), wb, live,
-          [&](int jj, int jb) -> const auto& { return src.block(jj, j * window_blocks + jb); }, lane, a);
+          [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a);
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) acc[rr * R + jj] = a[jj];
     }
@@ -360,7 +389,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   struct cursor {
     int round, it, k, g, u, j0, j, slot;  // deal round, item, its pass and row group, the pass's unit and first pair; window; ring slot
     unsigned phase;                // the parity of the ring's turn at slot
-    int windows, nb, block_bytes;
+    int windows, nb, block_bytes, wblk;  // the unit's slot windows a row, blocks a row, bytes a block, blocks a slot window
     const std::byte* row[RW];      // nullptr: a row past n_ff
   };
   auto settle = [&](cursor& c) {  // the unit, rows and window shape of item c.it (c.k, c.g set)
@@ -370,12 +399,12 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     std::size_t gate_row, up_row;
     if (c.u == 0) {
       gate = p.shared_gate.data, up = p.shared_up.data, gate_row = p.shared_gate.row_bytes, up_row = p.shared_up.row_bytes;
-      c.nb = nb_s, c.windows = windows_of<S>(nb_s), c.block_bytes = S::block_bytes;
+      c.nb = nb_s, c.windows = windows_of<S, SRB>(nb_s), c.block_bytes = S::block_bytes, c.wblk = slot_blocks<S, SRB>;
     } else {
       const std::size_t e = std::size_t(ul.expert[c.u - 1]);
       gate = p.gate.data + e * p.gate.expert_bytes, up = p.up.data + e * p.up.expert_bytes;
       gate_row = p.gate.row_bytes, up_row = p.up.row_bytes;
-      c.nb = nb_g, c.windows = windows_of<GU>(nb_g), c.block_bytes = GU::block_bytes;
+      c.nb = nb_g, c.windows = windows_of<GU, SRB>(nb_g), c.block_bytes = GU::block_bytes, c.wblk = slot_blocks<GU, SRB>;
     }
 #pragma unroll
     for (int h = 0; h < H; ++h) {
@@ -399,8 +428,8 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     ++c.round;
     take(c);
   };
-  auto window_start = [](const cursor& c, int rr) { return c.row[rr] + std::size_t(c.j) * window_blocks * c.block_bytes; };
-  auto window_count = [](const cursor& c) { return c.nb - c.j * window_blocks < window_blocks ? c.nb - c.j * window_blocks : window_blocks; };
+  auto window_start = [](const cursor& c, int rr) { return c.row[rr] + std::size_t(c.j) * c.wblk * c.block_bytes; };
+  auto window_count = [](const cursor& c) { return c.nb - c.j * c.wblk < c.wblk ? c.nb - c.j * c.wblk : c.wblk; };
   auto issue = [&](const cursor& c) {
     const std::byte* start[RW];
     int bytes[RW];
@@ -448,12 +477,12 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
         staged_rows<R> src{qs, d, nb, {}};
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row_of[jj] = row_of[jj];
-        window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       } else {
         global_rows<typename F::activation, R> src;
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
-        window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       }
     };
     if (cur.u == 0) terms(S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s);
@@ -485,7 +514,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
 /// down, streamed. Work item = cfg::down_rows output rows: every pass of every unit.
 template <class Kernel>
 __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::warps * 32,
-                                    config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::min_ctas)
+                                    config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::down_min_ctas)
     down_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   using L = typename Kernel::layout;
@@ -517,7 +546,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   struct cursor {
     int g, k, u, j0, j, slot;  // row group, pass, its unit and first pair, window, ring slot
     unsigned phase;            // the parity of the ring's turn at slot
-    int windows, nb, block_bytes;
+    int windows, nb, block_bytes, wblk;  // the unit's slot windows a row, blocks a row, bytes a block, blocks a slot window
     const std::byte* base;     // the unit's down matrix
     std::size_t row_bytes;
   };
@@ -526,10 +555,10 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     c.j0 = (c.k - table.first[c.u]) * R;
     if (c.u == 0) {
       c.base = p.shared_down.data, c.row_bytes = p.shared_down.row_bytes;
-      c.nb = nb_s, c.windows = windows_of<S>(nb_s), c.block_bytes = S::block_bytes;
+      c.nb = nb_s, c.windows = windows_of<S, SRB>(nb_s), c.block_bytes = S::block_bytes, c.wblk = slot_blocks<S, SRB>;
     } else {
       c.base = p.down.data + std::size_t(ul.expert[c.u - 1]) * p.down.expert_bytes, c.row_bytes = p.down.row_bytes;
-      c.nb = nb_d, c.windows = windows_of<D>(nb_d), c.block_bytes = D::block_bytes;
+      c.nb = nb_d, c.windows = windows_of<D, SRB>(nb_d), c.block_bytes = D::block_bytes, c.wblk = slot_blocks<D, SRB>;
     }
   };
   auto start = [&](cursor& c) {
@@ -544,9 +573,9 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     settle(c);
   };
   auto window_start = [](const cursor& c, int rr) {
-    return c.base + std::size_t(c.g * RW + rr) * c.row_bytes + std::size_t(c.j) * window_blocks * c.block_bytes;
+    return c.base + std::size_t(c.g * RW + rr) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
   };
-  auto window_count = [](const cursor& c) { return c.nb - c.j * window_blocks < window_blocks ? c.nb - c.j * window_blocks : window_blocks; };
+  auto window_count = [](const cursor& c) { return c.nb - c.j * c.wblk < c.wblk ? c.nb - c.j * c.wblk : c.wblk; };
   auto issue = [&](const cursor& c) {
     const std::byte* start[RW];
     int bytes[RW];
@@ -602,14 +631,14 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
           staged_rows<R> src{mid_qs, mid_d, nb_mid, {}};
 #pragma unroll
           for (int jj = 0; jj < R; ++jj) src.row_of[jj] = slot[jj];
-          window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+          window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
           return;
         }
       }
       global_rows<typename F::activation, R> src;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-      window_terms<F, RW, R>(stage, SRB, offset, cur.j, window_count(cur), lane, live, src, acc);
+      window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
     };
     if (cur.u == 0) terms(S{});
     else terms(D{});
@@ -686,8 +715,9 @@ inline bool fits(const problem& p) {
     return a16(t.data) && stride_ok(format, t.row_bytes) && stride_ok(format, t.expert_bytes);
   };
   auto shared = [&](const matrix& m) { return a16(m.data) && stride_ok(S{}, m.row_bytes); };
-  return windows_of<GU>(p.n_embd / GU::dot_elems) > 0 && windows_of<S>(p.n_embd / S::dot_elems) > 0 &&
-         windows_of<D>(p.n_ff / D::dot_elems) > 0 && windows_of<S>(p.n_ff / S::dot_elems) > 0 && routed(p.gate, GU{}) &&
+  constexpr int gu_srb = row_stage_bytes_of_both<GU, S>, d_srb = row_stage_bytes_of_both<D, S>;
+  return windows_of<GU, gu_srb>(p.n_embd / GU::dot_elems) > 0 && windows_of<S, gu_srb>(p.n_embd / S::dot_elems) > 0 &&
+         windows_of<D, d_srb>(p.n_ff / D::dot_elems) > 0 && windows_of<S, d_srb>(p.n_ff / S::dot_elems) > 0 && routed(p.gate, GU{}) &&
          routed(p.up, GU{}) && routed(p.down, D{}) && shared(p.shared_gate) && shared(p.shared_up) && shared(p.shared_down) &&
          a4(p.x_routed, p.x_routed_row_bytes) && a4(p.x_shared, p.x_shared_row_bytes) && a4(p.mid_act, p.mid_act_row_bytes);
 }

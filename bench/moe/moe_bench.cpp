@@ -2,12 +2,14 @@
 // lane-strided order) at DS4 dims (n_embd 4096, n_ff_exp 2048, 256 routed experts, 6 used, the
 // Q8_0 shared expert) at tiers 1–8 and 16, next to a copy bandwidth measured in the same run.
 //
-//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants]
+//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--plain-launches]
 //
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the deal of gate_up
-// items to warps) other than the preset's, at tiers 1, 2 and 8, to choose the preset's (they run
+// items to warps) other than the preset's, at tiers 1, 2, 4 and 8, to choose the preset's (they run
 // the same operations in the same order, so only speed differs; the GPU tests check the preset's).
+// --plain-launches launches the streamed passes plainly instead of as dependents of the launch
+// before (ops/qmv/dependent_launch.hpp), to measure what that overlap saves in the same run.
 //
 // The routed tensors are the full 256-expert [n_expert][n_out][row] shape (≥ 1.8 GB per layout, so
 // launches read HBM, not the 50 MB L2); every step of a batch uses another of 64 drawn routings
@@ -26,31 +28,31 @@
 #include "ordo/gpu/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/moe/moe.hpp"
+#include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/registry/all_ops.hpp"
 
 namespace {
 
-/// A shape of the streamed moe passes: warps per CTA, ring stages, gate_up / down output rows per
-/// item, CTAs an SM must hold (caps the registers); how gate_up deals its items (D: boustrophedon
-/// or round-robin, ops/moe/item_deal.hpp).
-template <int W, int S, int GR, int DR, int M, bool D>
+/// A shape of the streamed moe passes: warps per CTA, ring stages of gate_up and of down, gate_up /
+/// down output rows per item, CTAs an SM must hold (caps the registers); gate_up deals its items
+/// boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower).
+template <int W, int S, int DS, int GR, int DR, int M>
 struct variant : ordo::tune::preset::qmv::policy {
-  static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_gate_up_rows = GR, moe_down_rows = DR;
-  static constexpr int moe_streaming_min_ctas = M;
-  static constexpr bool moe_boustrophedon = D;
+  static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
+  static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M;
+  static constexpr bool moe_boustrophedon = true;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
   static std::string name() {
-    return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(GR) + "/" + std::to_string(DR) + "/" +
-           std::to_string(M) + (D ? " boustrophedon" : " round-robin");
+    return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(DS) + "/" + std::to_string(GR) + "/" +
+           std::to_string(DR) + "/" + std::to_string(M);
   }
 };
-/// The preset's narrow (as at tiers 1-2) and wide shapes (ops/moe/streaming.hpp config), each with
-/// both deals of gate_up's items (the session-9 sweeps of other shapes: docs/PERFORMANCE.md).
-/// Session 10: two stages of the narrow shape (the slots now hold two MXFP4 windows: as many bytes
-/// in flight as three stages held before), with 2 and 3 CTAs an SM.
-using variants = ordo::meta::type_list<variant<8, 3, 2, 2, 2, true>, variant<8, 3, 2, 2, 2, false>, variant<16, 2, 1, 1, 1, true>,
-                                       variant<16, 2, 1, 1, 1, false>, variant<8, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 3, true>>;
+/// The preset's narrow (tiers 1-2 of mxfp4, tier 1 of q2) and wide shapes (ops/moe/streaming.hpp
+/// config), each with down's ring at 2, 3 and 4 stages (session 12: down at one row waits on one
+/// slot in flight a warp, 23 µs against a byte floor of 8) and the wide gate_up at 3 stages.
+using variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2>, variant<8, 2, 3, 2, 2, 2>, variant<8, 2, 4, 2, 2, 2>,
+                                       variant<16, 2, 2, 1, 1, 1>, variant<16, 3, 3, 1, 1, 1>, variant<16, 4, 4, 1, 1, 1>>;
 
 using namespace ordo;
 
@@ -207,7 +209,7 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
     std::fflush(stdout);
   }
   if (with_variants) {
-    std::printf("\n%s variants (warps/stages/gate_up rows/down rows/min CTAs): µs per step at tiers 1, 2, 8\n", std::string(L::name).c_str());
+    std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs): µs per step at tiers 1, 2, 4, 8\n", std::string(L::name).c_str());
     auto each = [&]<class V>() {
       auto run = [&]<int R>() {
         using gate_up = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::gate_up, V>;
@@ -217,8 +219,9 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
           ops::launch_gpu<down>(p, nullptr);
         });
       };
-      const double t1 = run.template operator()<1>(), t2 = run.template operator()<2>(), t8 = run.template operator()<8>();
-      std::printf("| %s | %s | %.1f | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t2, t8);
+      const double t1 = run.template operator()<1>(), t2 = run.template operator()<2>(), t4 = run.template operator()<4>(),
+                   t8 = run.template operator()<8>();
+      std::printf("| %s | %s | %.1f | %.1f | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t2, t4, t8);
       std::fflush(stdout);
     };
     [&]<class... Vs>(meta::type_list<Vs...>) { (each.template operator()<Vs>(), ...); }(variants{});
@@ -248,8 +251,9 @@ int main(int argc, char** argv) {
     else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
     else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
     else if (a == "--variants") with_variants = true;
+    else if (a == "--plain-launches") ops::qmv::dependent_launch::enabled() = false;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants]\n");
+      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--plain-launches]\n");
       return 0;
     } else {
       std::fprintf(stderr, "moe_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -262,8 +266,8 @@ int main(int argc, char** argv) {
   }
   const auto dev = gpu::query_device(0);
   const double copy_gbs = copy_bandwidth_gbs();
-  std::printf("device %s, %d SMs, tune preset %s\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n\n", dev.name.c_str(),
-              dev.multiprocessors, tune::name, copy_gbs);
+  std::printf("device %s, %d SMs, tune preset %s, %s launches\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n\n",
+              dev.name.c_str(), dev.multiprocessors, tune::name, ops::qmv::dependent_launch::enabled() ? "dependent" : "plain", copy_gbs);
   std::vector<result> results;
   for (const auto& l : layouts) {
     if (l == "q2") bench_layout<ops::moe::q2_layout>(iters, copy_gbs, with_variants, results);

@@ -80,8 +80,10 @@ TEST(MoeGpuDs4Windows, RowsAreMultiWindowAndWholeRowWindows) {
   EXPECT_EQ((st::windows_of<quant::mxfp4, gu>(n_embd / 32)), 2);
   EXPECT_EQ((st::windows_of<quant::mxfp4, dn>(n_ff / 32)), 1);
   EXPECT_EQ((st::slot_blocks<quant::q8_0, dn>), 32);
-  EXPECT_EQ((st::windows_of<quant::iq2_xxs, 1104>(n_embd / 256)), 1);
-  EXPECT_EQ((st::windows_of<quant::q2_k, 1104>(n_ff / 256)), 1);
+  using q2 = ops::moe::q2_layout;
+  constexpr int q2_gu = st::row_stage_bytes_of_both<q2::gate_up, q2::shared>, q2_dn = st::row_stage_bytes_of_both<q2::down, q2::shared>;
+  EXPECT_EQ((st::windows_of<quant::iq2_xxs, q2_gu>(n_embd / 256)), 1);
+  EXPECT_EQ((st::windows_of<quant::q2_k, q2_dn>(n_ff / 256)), 1);
   EXPECT_GT(n_embd / 256, 8);  // more than the props' 1..2 blocks: the cooperative window's later steps run
 }
 

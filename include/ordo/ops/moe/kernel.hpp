@@ -24,6 +24,7 @@
 #include "ordo/ops/moe/quantize_warp.hpp"
 #include "ordo/ops/quantize_rows/warp.hpp"
 #include "ordo/ops/moe/streaming.hpp"
+#include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/order/combine.hpp"
 #if defined(ORDO_GPU)
@@ -211,7 +212,10 @@ struct kernel {
     if constexpr (streaming::applies<L, Order> && std::is_same_v<Steps, steps>) {
       if constexpr (P == phase::gate_up) {
         if (!streaming::launch_gate_up<kernel>(p, stream)) return false;
-        launch_phase<kernel, 1>(p, stream);
+        // the quantize pass as a dependent too (it waits before it reads, run_phase): the three
+        // launches of a step overlap each one's start with the tail of the one before
+        if (const unsigned g = grid(p, 1); g > 0)
+          qmv::dependent_launch::launch(device_phase_kernel<kernel, 1>, g, unsigned(threads), shared_bytes, stream, p);
         return true;
       } else {
         return streaming::launch_down<kernel>(p, stream);
@@ -415,6 +419,12 @@ struct kernel {
   /// Pass I of the phase (ops/gpu_entry.hpp's kernel of dependent passes).
   template <int I>
   ORDO_DEVICE static void run_phase(const problem& p, std::byte* shared) {
+#if defined(ORDO_GPU_CUDA)
+    // Where launched as a dependent (try_specialized_launch) nothing is read before the kernel
+    // before has completed; a plain launch returns from the wait at once.
+    qmv::dependent_launch::allow_dependents();
+    qmv::dependent_launch::wait_for_predecessor();
+#endif
     auto& ul = *reinterpret_cast<unit_list<R>*>(shared);
     std::byte* stage_mem = shared + units_bytes + std::size_t(int(threadIdx.x) / 32) * stage;
     build_units_cta<Steps, R>(p, ul);

@@ -36,6 +36,7 @@
 #include "ordo/ops/moe/body.hpp"
 #include "ordo/ops/moe/item_deal.hpp"
 #include "ordo/ops/qmv/bulk_copy.hpp"
+#include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/ops/qmv/int8_block_decoders.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #include "ordo/ops/qmv/staged_activations.hpp"
@@ -94,10 +95,14 @@ ORDO_HD constexpr int windows_of(int nb) {
   else return nb <= chunk_window_blocks ? 1 : 0;
 }
 
+/// Blocks in slot window j of a row of nb blocks, wblk blocks a slot window (fewer at the row's end).
+ORDO_HD constexpr int slot_window_count(int nb, int j, int wblk) { return nb - j * wblk < wblk ? nb - j * wblk : wblk; }
+
 /// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape: 8 warps a
-/// CTA, 3 stages (2 where the slots are packed: MXFP4 beside Q8_0, two windows a slot), two
-/// output rows a gate_up and a down item (a Policy may override each field by
-/// the member named in its comment; no preset does). The wide shape (16 warps a CTA, 2 stages, one output row a gate_up and a down item) replaces it
+/// CTA, 3 stages (gate_up: 2 where the slots are packed, MXFP4 beside Q8_0, two windows a slot),
+/// two output rows a gate_up and a down item (a Policy may override each field by the member
+/// named in its comment; no preset does). The wide shape (16 warps a CTA, 3 stages, one output
+/// row a gate_up and a down item) replaces it
 /// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
 /// >= 8, and tiers >= 2 of layouts with chunk formats (whose window statement holds per-pair
 /// integer sums too); bench/moe --variants measured both (docs/PERFORMANCE.md, sessions 8 and 9:
@@ -118,9 +123,13 @@ struct config {
   /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
   static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
   static constexpr int stages = [] {  // ring buffers per warp (stages − 1 slots in flight): moe_streaming_stages
-    if constexpr (wide) return 2;
+    if constexpr (wide) return 3;  // a wide slot is two rows: 2 stages left 35 KB an SM in flight (session 12)
     else if constexpr (requires { Policy::moe_streaming_stages; }) return int(Policy::moe_streaming_stages);
     else return packed ? 2 : 3;  // a packed slot in flight is two windows (bench/moe variants, session 10)
+  }();
+  static constexpr int down_stages = [] {  // down's ring buffers per warp: moe_down_stages
+    if constexpr (requires { Policy::moe_down_stages; }) return int(Policy::moe_down_stages);
+    else return stages > 3 ? stages : 3;  // down's items walk every unit: at one row a warp's whole walk is ~8 slots (session 12)
   }();
   static constexpr int gate_up_out_rows = [] {  // output rows of a gate_up item (its window: their gate rows, then their up rows)
     if constexpr (wide) return 1;
@@ -235,9 +244,8 @@ extern __shared__ uint4 ordo_moe_streaming_smem[];
 
 #if defined(ORDO_DEVICE_PASS)
 /// A streamed pass's shared memory: the unit list and the pass table (built by every thread of the
-/// CTA in the constructor, which ends with a barrier), the warps' ring barriers (Stages each), then
-/// the warps' rings of RingBytes each, then what the pass keeps after them (staged x, or the
-/// partials).
+/// CTA in build, which ends with a barrier), the warps' ring barriers (Stages each), then the
+/// warps' rings of RingBytes each, then what the pass keeps after them (staged x, or the partials).
 template <int R, int Warps, int Stages, int RingBytes>
 struct cta_memory {
   unit_list<R>& ul;
@@ -245,12 +253,14 @@ struct cta_memory {
   std::uint64_t* bars;
   std::byte* rings;
   std::byte* after_rings;
-  ORDO_DEVICE cta_memory(uint4* smem, const problem& p)
+  explicit ORDO_DEVICE cta_memory(uint4* smem)
       : ul(*reinterpret_cast<unit_list<R>*>(smem)),
         table(*reinterpret_cast<pass_table<R>*>(reinterpret_cast<std::byte*>(smem) + round16(sizeof(unit_list<R>)))),
         bars(reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(smem) + head_bytes<R>)),
         rings(reinterpret_cast<std::byte*>(smem) + cta_head_bytes<R, Warps, Stages>),
-        after_rings(rings + std::size_t(Warps) * RingBytes) {
+        after_rings(rings + std::size_t(Warps) * RingBytes) {}
+  /// The unit list and the pass table from p's routing (every thread of the CTA; ends with a barrier).
+  ORDO_DEVICE void build(const problem& p) const {
     build_units_cta<steps, R>(p, ul);  // ends with a barrier
     if (threadIdx.x == 0) fill_pass_table(p, ul, table);
     __syncthreads();
@@ -365,7 +375,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   constexpr int R = Kernel::tier, H = cfg::gate_up_out_rows, RW = 2 * H, SRB = row_stage_bytes_of_both<GU, S>;
   constexpr int warps = cfg::warps, stages = cfg::stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
+  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
   const qmv::window_ring<stages, RW, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
@@ -384,7 +394,8 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   // Items pass-major, the shared expert's pass (groups items) first, dealt to the warps a round at
   // a time (item_deal.hpp). A warp walks its items window by window; a cursor is where it is (a
   // division per item, none per window: the walk only moves forward).
-  const int groups = (p.n_ff + H - 1) / H, items = table.total() * groups;
+  const int groups = (p.n_ff + H - 1) / H;
+  int items = groups;  // the shared expert's items (pass 0, the first `groups`) until the pass table is built
   const int warp_id = int(blockIdx.x) * warps + warp, n_warps = int(gridDim.x) * warps;
   struct cursor {
     int round, it, k, g, u, j0, j, slot;  // deal round, item, its pass and row group, the pass's unit and first pair; window; ring slot
@@ -392,9 +403,9 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     int windows, nb, block_bytes, wblk;  // the unit's slot windows a row, blocks a row, bytes a block, blocks a slot window
     const std::byte* row[RW];      // nullptr: a row past n_ff
   };
-  auto settle = [&](cursor& c) {  // the unit, rows and window shape of item c.it (c.k, c.g set)
-    while (c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
-    c.j0 = (c.k - table.first[c.u]) * R;
+  auto settle = [&](cursor& c) {  // the unit, rows and window shape of item c.it (c.k, c.g set; pass 0: no table read)
+    while (c.k > 0 && c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
+    c.j0 = c.k > 0 ? (c.k - table.first[c.u]) * R : 0;
     const std::byte *gate, *up;
     std::size_t gate_row, up_row;
     if (c.u == 0) {
@@ -429,7 +440,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     take(c);
   };
   auto window_start = [](const cursor& c, int rr) { return c.row[rr] + std::size_t(c.j) * c.wblk * c.block_bytes; };
-  auto window_count = [](const cursor& c) { return c.nb - c.j * c.wblk < c.wblk ? c.nb - c.j * c.wblk : c.wblk; };
+  auto window_count = [](const cursor& c) { return slot_window_count(c.nb, c.j, c.wblk); };
   auto issue = [&](const cursor& c) {
     const std::byte* start[RW];
     int bytes[RW];
@@ -438,11 +449,22 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     ring.request(c.slot, c.it < items, start, bytes, lane);
   };
 
-  // The first windows are requested before the activations are staged: they do not depend on them.
+  // Launched as a dependent (qmv/dependent_launch.hpp): the next pass may launch now. The first
+  // windows are requested before the activations are staged, and those of a shared-expert item
+  // (whose weights the kernel chain never writes) before waiting for the kernel before this one;
+  // the routing and x come after the wait. Early requests stay inside the warp's first item, so
+  // no item is settled before the pass table exists.
+  qmv::dependent_launch::allow_dependents();
   cursor in;
-  start(in);
+  start(in);  // takes a shared item or none (items = groups yet)
+  int early = 0;
+  for (; early < stages - 1 && in.it < items && in.j + 1 < in.windows; ++early) issue(in), advance(in);
+  qmv::dependent_launch::wait_for_predecessor();
+  mem.build(p);
+  items = table.total() * groups;
+  if (early == 0) start(in);  // the warp's first item, now that every item is known
 #pragma unroll 1
-  for (int t = 0; t < stages - 1; ++t) issue(in), advance(in);
+  for (int t = early; t < stages - 1; ++t) issue(in), advance(in);
   if constexpr (int8_blocks<GU>)
     qmv::stage_q8_32_rows<qmv::int8_decoder<GU>>(p.x_routed, p.x_routed_row_bytes, p.rows, p.rows, nb_g, xr_qs, xr_d);
   if constexpr (int8_blocks<S>)
@@ -522,9 +544,9 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   using S = typename L::shared;
   using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
   constexpr int R = Kernel::tier, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
-  constexpr int warps = cfg::warps, stages = cfg::stages;
+  constexpr int warps = cfg::warps, stages = cfg::down_stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem, p);
+  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
   const qmv::window_ring<stages, RW, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
@@ -538,7 +560,8 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   auto* mid_d = reinterpret_cast<float*>(mid + std::size_t(p.rows) * (p.n_used + 1) * nb_mid * 32);
   const int nb_d = p.n_ff / D::dot_elems, nb_s = p.n_ff / S::dot_elems;
 
-  const int passes = table.total(), groups = (p.n_embd + RW - 1) / RW;
+  const int groups = (p.n_embd + RW - 1) / RW;
+  int passes = 1;  // the shared pass until the pass table is built
   const int first = int(blockIdx.x) * warps + warp, stride = int(gridDim.x) * warps;
 
   // A warp walks its items (row groups) first, first + stride, ...; in each, every pass (the
@@ -550,9 +573,9 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     const std::byte* base;     // the unit's down matrix
     std::size_t row_bytes;
   };
-  auto settle = [&](cursor& c) {  // the unit and window shape of pass c.k
-    while (c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
-    c.j0 = (c.k - table.first[c.u]) * R;
+  auto settle = [&](cursor& c) {  // the unit and window shape of pass c.k (pass 0: no table read)
+    while (c.k > 0 && c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
+    c.j0 = c.k > 0 ? (c.k - table.first[c.u]) * R : 0;
     if (c.u == 0) {
       c.base = p.shared_down.data, c.row_bytes = p.shared_down.row_bytes;
       c.nb = nb_s, c.windows = windows_of<S, SRB>(nb_s), c.block_bytes = S::block_bytes, c.wblk = slot_blocks<S, SRB>;
@@ -575,7 +598,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   auto window_start = [](const cursor& c, int rr) {
     return c.base + std::size_t(c.g * RW + rr) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
   };
-  auto window_count = [](const cursor& c) { return c.nb - c.j * c.wblk < c.wblk ? c.nb - c.j * c.wblk : c.wblk; };
+  auto window_count = [](const cursor& c) { return slot_window_count(c.nb, c.j, c.wblk); };
   auto issue = [&](const cursor& c) {
     const std::byte* start[RW];
     int bytes[RW];
@@ -584,10 +607,19 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
       start[rr] = c.g * RW + rr < p.n_embd ? window_start(c, rr) : nullptr, bytes[rr] = window_count(c) * c.block_bytes;
     ring.request(c.slot, c.g < groups, start, bytes, lane);
   };
+  // As gate_up: every item's first pass is the shared expert's, whose windows are requested before
+  // the wait (inside that pass: no pass is settled before the table exists); the routing and
+  // mid_act come after it.
+  qmv::dependent_launch::allow_dependents();
   cursor in;
   start(in);
+  int early = 0;
+  for (; early < stages - 1 && in.j + 1 < in.windows; ++early) issue(in), advance(in);
+  qmv::dependent_launch::wait_for_predecessor();
+  mem.build(p);
+  passes = table.total();
 #pragma unroll 1
-  for (int t = 0; t < stages - 1; ++t) issue(in), advance(in);
+  for (int t = early; t < stages - 1; ++t) issue(in), advance(in);
   if constexpr (int8_blocks<D> && int8_blocks<S>) {
     if (staged) {
       const int slots = p.n_used + 1;
@@ -692,7 +724,7 @@ inline std::size_t down_smem(const problem& p) {
   std::size_t mid = 0;
   if constexpr (int8_blocks<D>)
     if (stage_mid_act<D, S, R>(p)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
-  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
+  return cta_head_bytes<R, cfg::warps, cfg::down_stages> + std::size_t(cfg::warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
          down_partial_bytes<R, cfg::warps, cfg::down_rows> + mid;
 }
 
@@ -722,9 +754,10 @@ inline bool fits(const problem& p) {
          a4(p.x_routed, p.x_routed_row_bytes) && a4(p.x_shared, p.x_shared_row_bytes) && a4(p.mid_act, p.mid_act_row_bytes);
 }
 
-/// Launches streamed pass K (CTAs of `warps` warps) on a persistent grid: a CTA per `warps` work
-/// items, at most as many CTAs as the GPU holds at once (each warp then strides over the items).
-/// False: the shared memory does not fit.
+/// Launches streamed pass K (CTAs of `warps` warps) on a persistent grid, as a dependent of the
+/// kernel before it (qmv/dependent_launch.hpp): a CTA per `warps` work items, at most as many CTAs
+/// as the GPU holds at once (each warp then strides over the items). False: the shared memory does
+/// not fit.
 template <auto* K, int warps>
 bool launch_persistent(const problem& p, long work_items, std::size_t smem, gpu::stream_t stream) {
   const int resident = gpu::resident_ctas<K>(warps * 32, smem);
@@ -732,8 +765,7 @@ bool launch_persistent(const problem& p, long work_items, std::size_t smem, gpu:
   const long needed = (work_items + warps - 1) / warps;
   const long grid = needed < resident ? needed : resident;
   if (grid <= 0) return true;
-  K<<<unsigned(grid), warps * 32, smem, gpu::native(stream)>>>(p);
-  ORDO_GPU_CHECK_LAUNCH();
+  qmv::dependent_launch::launch(K, unsigned(grid), unsigned(warps * 32), smem, stream, p);
   return true;
 }
 

@@ -14,9 +14,13 @@
 ///                         before it on the stream does not write these weights (weights are
 ///                         uploaded by copies, never produced by the kernel chain).
 #pragma once
+#include <cstddef>
 #include <string_view>
 
 #include "ordo/gpu/portability.hpp"
+#if defined(ORDO_GPU_CUDA)
+#include "ordo/gpu/device_api.hpp"
+#endif
 
 namespace ordo::ops::qmv {
 
@@ -46,6 +50,40 @@ ORDO_DEVICE ORDO_FORCEINLINE void wait_for_predecessor() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
+}
+#endif
+
+#if defined(ORDO_GPU_CUDA)
+/// Whether launch() makes its launches dependent (the default) or plain: a benchmark turns it off
+/// to measure, in the same run, what the overlap saves. Either way the same operations run in the
+/// same order (a plain launch's wait_for_predecessor returns at once).
+inline bool& enabled() {
+  static bool on = true;
+  return on;
+}
+
+/// Launches kernel<<<grid, block, smem, stream>>>(args...) as a dependent of the kernel before it on
+/// the stream: it may begin once that kernel's CTAs have all called allow_dependents (or exited),
+/// so it must call wait_for_predecessor before it reads anything that kernel (or one before it)
+/// wrote, or writes anything they read.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, gpu::stream_t stream, Args... args) {
+  if (!enabled()) {
+    kernel<<<grid, block, smem, gpu::native(stream)>>>(args...);
+    ORDO_GPU_CHECK_LAUNCH();
+    return;
+  }
+  cudaLaunchAttribute attr[1] = {};
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.dynamicSmemBytes = smem;
+  config.stream = gpu::native(stream);
+  config.attrs = attr;
+  config.numAttrs = 1;
+  ORDO_GPU_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 #endif
 }  // namespace dependent_launch

@@ -231,17 +231,7 @@ bool try_launch(const problem& p, gpu::stream_t stream) {
     kernel<D, R, Policy><<<unsigned(grid), cfg::warps * 32, smem, gpu::native(stream)>>>(p);
     ORDO_GPU_CHECK_LAUNCH();
   } else {
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t launch = {};
-    launch.gridDim = dim3(unsigned(grid));
-    launch.blockDim = dim3(unsigned(cfg::warps * 32));
-    launch.dynamicSmemBytes = smem;
-    launch.stream = gpu::native(stream);
-    launch.attrs = attr;
-    launch.numAttrs = 1;
-    ORDO_GPU_CHECK(cudaLaunchKernelEx(&launch, kernel<D, R, Policy>, p));
+    dependent_launch::launch(kernel<D, R, Policy>, unsigned(grid), unsigned(cfg::warps * 32), smem, stream, p);
   }
   return true;
 }

@@ -5,8 +5,8 @@
 //   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--plain-launches]
 //
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
-// stages, gate_up output rows per item, down output rows per item, CTAs per SM, the deal of gate_up
-// items to warps) other than the preset's, at tiers 1, 2, 4 and 8, to choose the preset's (they run
+// stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
+// window statement) other than the preset's, at tiers 1, 2, 4 and 8, to choose the preset's (they run
 // the same operations in the same order, so only speed differs; the GPU tests check the preset's).
 // --plain-launches launches the streamed passes plainly instead of as dependents of the launch
 // before (ops/qmv/dependent_launch.hpp), to measure what that overlap saves in the same run.
@@ -35,24 +35,24 @@
 namespace {
 
 /// A shape of the streamed moe passes: warps per CTA, ring stages of gate_up and of down, gate_up /
-/// down output rows per item, CTAs an SM must hold (caps the registers); gate_up deals its items
+/// down output rows per item, CTAs an SM must hold (caps the registers), whether window_terms'
+/// Granular statement runs where it can (streaming.hpp config::granular); gate_up deals its items
 /// boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower).
-template <int W, int S, int DS, int GR, int DR, int M>
+template <int W, int S, int DS, int GR, int DR, int M, bool G>
 struct variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
   static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M;
-  static constexpr bool moe_boustrophedon = true;
+  static constexpr bool moe_boustrophedon = true, moe_streaming_granular = G;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
   static std::string name() {
     return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(DS) + "/" + std::to_string(GR) + "/" +
-           std::to_string(DR) + "/" + std::to_string(M);
+           std::to_string(DR) + "/" + std::to_string(M) + (G ? " granular" : "");
   }
 };
-/// The preset's narrow (tiers 1-2 of mxfp4, tier 1 of q2) and wide shapes (ops/moe/streaming.hpp
-/// config), each with down's ring at 2, 3 and 4 stages (session 12: down at one row waits on one
-/// slot in flight a warp, 23 µs against a byte floor of 8) and the wide gate_up at 3 stages.
-using variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2>, variant<8, 2, 3, 2, 2, 2>, variant<8, 2, 4, 2, 2, 2>,
-                                       variant<16, 2, 2, 1, 1, 1>, variant<16, 3, 3, 1, 1, 1>, variant<16, 4, 4, 1, 1, 1>>;
+/// The preset's narrow shape (mxfp4: tiers 1-8; q2: tier 1) with and without the Granular
+/// statement, and the wide one (session 12 measured 3 and 4 ring stages for both passes and both
+/// shapes: no faster; docs/PERFORMANCE.md).
+using variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, false>, variant<16, 2, 2, 1, 1, 1, false>>;
 
 using namespace ordo;
 
@@ -209,7 +209,7 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
     std::fflush(stdout);
   }
   if (with_variants) {
-    std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs): µs per step at tiers 1, 2, 4, 8\n", std::string(L::name).c_str());
+    std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs granular): µs per step at tiers 1, 2, 4, 8\n", std::string(L::name).c_str());
     auto each = [&]<class V>() {
       auto run = [&]<int R>() {
         using gate_up = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::gate_up, V>;

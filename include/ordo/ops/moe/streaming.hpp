@@ -99,37 +99,39 @@ ORDO_HD constexpr int windows_of(int nb) {
 ORDO_HD constexpr int slot_window_count(int nb, int j, int wblk) { return nb - j * wblk < wblk ? nb - j * wblk : wblk; }
 
 /// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape: 8 warps a
-/// CTA, 3 stages (gate_up: 2 where the slots are packed, MXFP4 beside Q8_0, two windows a slot),
-/// two output rows a gate_up and a down item (a Policy may override each field by the member
-/// named in its comment; no preset does). The wide shape (16 warps a CTA, 3 stages, one output
-/// row a gate_up and a down item) replaces it
-/// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
-/// >= 8, and tiers >= 2 of layouts with chunk formats (whose window statement holds per-pair
-/// integer sums too); bench/moe --variants measured both (docs/PERFORMANCE.md, sessions 8 and 9:
-/// the q2 layout at tier 2 took 167 µs wide against 194 narrow). A Policy
+/// CTA, 3 stages (2 where the slots are packed, MXFP4 beside Q8_0, two windows a slot), two
+/// output rows a gate_up and a down item (a Policy may override each field by the member named
+/// in its comment; no preset does). The wide shape (16 warps a CTA, 2 stages, one output row a
+/// gate_up and a down item) replaces it
+/// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tier
+/// 16, tier 8 unless the slots are packed (the mxfp4 layout's narrow shape took 525 µs at tier 8
+/// against 577 wide, session 12), and tiers >= 2 of layouts with chunk formats (whose window
+/// statement holds per-pair integer sums too); bench/moe --variants measured both
+/// (docs/PERFORMANCE.md, sessions 8, 9 and 12: the q2 layout at tier 2 took 167 µs wide against
+/// 194 narrow). A Policy
 /// with `moe_streaming_fixed_shape` takes its own fields at every tier (the bench's variants).
 /// None of this changes bits.
 template <class Policy, class L, int R>
 struct config {
+  /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
+  static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
   static constexpr bool wide = [] {
     if constexpr (requires { Policy::moe_streaming_fixed_shape; }) return false;
-    else return R >= 8 || (R >= 2 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
+    else return R >= 16 || (R >= 8 && !packed) || (R >= 2 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
   }();
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
     if constexpr (wide) return 16;
     else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
     else return 8;
   }();
-  /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
-  static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
   static constexpr int stages = [] {  // ring buffers per warp (stages − 1 slots in flight): moe_streaming_stages
-    if constexpr (wide) return 3;  // a wide slot is two rows: 2 stages left 35 KB an SM in flight (session 12)
+    if constexpr (wide) return 2;  // 3 and 4 measured no faster at tiers 2-8 (bench/moe variants, session 12)
     else if constexpr (requires { Policy::moe_streaming_stages; }) return int(Policy::moe_streaming_stages);
     else return packed ? 2 : 3;  // a packed slot in flight is two windows (bench/moe variants, session 10)
   }();
   static constexpr int down_stages = [] {  // down's ring buffers per warp: moe_down_stages
     if constexpr (requires { Policy::moe_down_stages; }) return int(Policy::moe_down_stages);
-    else return stages > 3 ? stages : 3;  // down's items walk every unit: at one row a warp's whole walk is ~8 slots (session 12)
+    else return stages;  // 3 and 4 measured no faster (bench/moe variants, session 12: t1 60.8 µs at 2, 63.8 at 3, 64.0 at 4)
   }();
   static constexpr int gate_up_out_rows = [] {  // output rows of a gate_up item (its window: their gate rows, then their up rows)
     if constexpr (wide) return 1;
@@ -154,6 +156,15 @@ struct config {
   static constexpr bool boustrophedon = [] {
     if constexpr (requires { Policy::moe_boustrophedon; }) return bool(Policy::moe_boustrophedon);
     else return !chunk_blocks<typename L::gate_up>;
+  }();
+  /// Whether the passes take window_terms' Granular statement where the ring's windows are in
+  /// 16-byte granules (moe_streaming_granular): at tiers 1-2 (ncu, session 12: 14.7 M warp
+  /// instructions in gate_up at one row against session 10's 15.6 M); above, a second copy of the
+  /// window code only grows kernels that unroll it per pair (instruction-cache misses were 22% of
+  /// gate_up's stall samples at one row with it at every tier).
+  static constexpr bool granular = [] {
+    if constexpr (requires { Policy::moe_streaming_granular; }) return bool(Policy::moe_streaming_granular);
+    else return R <= 2;
   }();
   /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
   static constexpr bool bulk = [] {
@@ -307,8 +318,10 @@ struct global_rows {
 /// The slot window of RW weight rows of format F in `stage` (row rr at stage + rr · stage_row, its
 /// first block at offset[rr]; wb <= SB blocks from row block b0) against the pass's `live` pairs:
 /// each block's one-row term added to acc[rr · R + jj] by the block's ls32 owner lane, the slot's
-/// 32-block windows in ascending order.
-template <class F, int RW, int R, int SB, class Src>
+/// 32-block windows in ascending order. Granular: every offset is 0 (the ring's bulk copies land
+/// whole 16-byte granules at the slot's start), so a lane's block sits at the same place in every
+/// row and the address work of one row serves all.
+template <class F, int RW, int R, int SB, bool Granular, class Src>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R]) {
   if constexpr (int8_blocks<F>) {
@@ -327,7 +340,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
       float wd[RW];
 #pragma unroll
       for (int rr = 0; rr < RW; ++rr)
-        D::decode(stage + rr * stage_row, offset[rr] + (sub * window_blocks + lane) * D::block_bytes, wd[rr], wq[rr]);
+        D::decode(stage + rr * stage_row, (Granular ? 0 : offset[rr]) + (sub * window_blocks + lane) * D::block_bytes, wd[rr], wq[rr]);
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) {
         if (jj < live) {
@@ -352,7 +365,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) a[jj] = acc[rr * R + jj];
       qmv::int_chunk_cooperative::accumulate_window<F, R>(
-          reinterpret_cast<const typename F::block*>(stage + rr * stage_row + offset[rr]), wb, live,
+          reinterpret_cast<const typename F::block*>(stage + rr * stage_row + (Granular ? 0 : offset[rr])), wb, live,
           [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a);
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) acc[rr * R + jj] = a[jj];
@@ -493,22 +506,27 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
     // the pass's x rows: staged (int8-block formats) or in global memory (chunk formats)
-    auto terms = [&](auto format, const std::byte* x, std::size_t x_row_bytes, const uint4* qs, const float* d, int nb) {
+    auto terms = [&](auto granular, auto format, const std::byte* x, std::size_t x_row_bytes, const uint4* qs, const float* d, int nb) {
       using F = decltype(format);
+      constexpr bool G = decltype(granular)::value;
       if constexpr (int8_blocks<F>) {
         staged_rows<R> src{qs, d, nb, {}};
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row_of[jj] = row_of[jj];
-        window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       } else {
         global_rows<typename F::activation, R> src;
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
-        window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       }
     };
-    if (cur.u == 0) terms(S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s);
-    else terms(GU{}, p.x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g);
+    auto unit_terms = [&](auto granular) {
+      if (cur.u == 0) terms(granular, S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s);
+      else terms(granular, GU{}, p.x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g);
+    };
+    if (cfg::granular && ring.bulk) unit_terms(std::bool_constant<cfg::granular>{});
+    else unit_terms(std::false_type{});
 
     if (cur.j == cur.windows - 1) {
       // acc[h·R + jj] is pair jj's gate sum of the group's row h, acc[(H + h)·R + jj] its up sum.
@@ -656,24 +674,29 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
     int offset[RW];
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
-    auto terms = [&](auto format) {
+    auto terms = [&](auto granular, auto format) {
       using F = decltype(format);
+      constexpr bool G = decltype(granular)::value;
       if constexpr (int8_blocks<D> && int8_blocks<S>) {
         if (staged) {
           staged_rows<R> src{mid_qs, mid_d, nb_mid, {}};
 #pragma unroll
           for (int jj = 0; jj < R; ++jj) src.row_of[jj] = slot[jj];
-          window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+          window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
           return;
         }
       }
       global_rows<typename F::activation, R> src;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-      window_terms<F, RW, R, slot_blocks<F, SRB>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+      window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
     };
-    if (cur.u == 0) terms(S{});
-    else terms(D{});
+    auto unit_terms = [&](auto granular) {
+      if (cur.u == 0) terms(granular, S{});
+      else terms(granular, D{});
+    };
+    if (cfg::granular && ring.bulk) unit_terms(std::bool_constant<cfg::granular>{});
+    else unit_terms(std::false_type{});
 
     if (cur.j == cur.windows - 1) {
       constexpr int C = RW * R, hs = qmv::halving_steps<C>;

@@ -24,7 +24,10 @@
 ///     one-row `acc = acc + term`. Chunk-cooperative formats: qmv's window statement over the
 ///     staged window (8 chunk lanes a block, exact integer sums, the owner lane's one-row add);
 ///   - windows in ascending order, then the exact halving butterfly (= order::combine's adds,
-///     qmv/halving_butterfly.hpp).
+///     qmv/halving_butterfly.hpp);
+///   - both passes (and the quantize pass between them) launch as dependents of the kernel before
+///     (qmv/dependent_launch.hpp): a pass requests its first shared-expert windows, then waits for
+///     that kernel, then reads the routing, x or mid_act.
 /// So each pair's projection has the bits of the generic arrangement (kernel.hpp) and of the CPU
 /// executor at every tier (E1, E2). gate_up's pass 1 (quantizing mid) stays the generic one.
 #pragma once

@@ -101,6 +101,16 @@ ORDO_HD constexpr int windows_of(int nb) {
 /// Blocks in slot window j of a row of nb blocks, wblk blocks a slot window (fewer at the row's end).
 ORDO_HD constexpr int slot_window_count(int nb, int j, int wblk) { return nb - j * wblk < wblk ? nb - j * wblk : wblk; }
 
+/// Whether window_terms walks a block's rows outermost (every live pair's activation words held,
+/// one row's codes at a time) rather than its pairs (every row's codes held, one pair's words at a
+/// time): whichever holds fewer registers — RW rows of decoder D's code words against R pairs' 8
+/// words and scale. Either way each accumulator gets the same term in the same place of its
+/// sequence (one a block, ascending), so the bits are the same; only register pressure differs
+/// (ptxas: the mxfp4 gate_up at tier 2 spilled 120 bytes holding 4 rows of the split decoder's 16
+/// words, bench/moe/kernel_resources.sh).
+template <class D, int RW, int R>
+inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
+
 /// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape: 8 warps a
 /// CTA, 3 stages (2 where the slots are packed, MXFP4 beside Q8_0, two windows a slot), two
 /// output rows a gate_up and a down item (a Policy may override each field by the member named
@@ -168,6 +178,24 @@ struct config {
   static constexpr bool granular = [] {
     if constexpr (requires { Policy::moe_streaming_granular; }) return bool(Policy::moe_streaming_granular);
     else return R <= 2;
+  }();
+  /// Whether window_terms walks RW rows of F outermost (moe_rows_outer: 1 yes, 0 no; by default, or
+  /// negative, where that holds fewer registers).
+  template <class F, int RW>
+  static constexpr bool rows_outer = [] {
+    constexpr int choice = [] {
+      if constexpr (requires { Policy::moe_rows_outer; }) return int(Policy::moe_rows_outer);
+      else return -1;
+    }();
+    if constexpr (!int8_blocks<F>) return false;
+    else if constexpr (choice >= 0) return choice > 0;
+    else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, R>, RW, R>;
+  }();
+  /// Copies of the chunk-cooperative window's 8-step loop body (moe_chunk_step_unroll;
+  /// qmv::int_chunk_cooperative::accumulate_window): by default a loop, for the kernels' code size.
+  static constexpr int chunk_step_unroll = [] {
+    if constexpr (requires { Policy::moe_chunk_step_unroll; }) return int(Policy::moe_chunk_step_unroll);
+    else return 1;
   }();
   /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
   static constexpr bool bulk = [] {
@@ -324,7 +352,7 @@ struct global_rows {
 /// 32-block windows in ascending order. Granular: every offset is 0 (the ring's bulk copies land
 /// whole 16-byte granules at the slot's start), so a lane's block sits at the same place in every
 /// row and the address work of one row serves all.
-template <class F, int RW, int R, int SB, bool Granular, class Src>
+template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, class Src>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R]) {
   if constexpr (int8_blocks<F>) {
@@ -332,30 +360,58 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
     // words in the decoder's arrangement (F::dot_scale, statement for statement; a lane past the
     // row's last block adds nothing).
     using D = qmv::int8_decoder_at<F, R>;
-    // the slot's windows unrolled at tiers 1-2 only: above, the copies' registers cost an SM a CTA
-    constexpr int unrolled_subs = R <= 2 ? SB / window_blocks : 1;
+    // the slot's windows unrolled at tiers 1-2 only (above, the copies' registers cost an SM a
+    // CTA) and in the Granular statement only: the other one serves the cp.async fallback, whose
+    // windows are not in granules (test shapes, never DS4's), and as a loop it is 5-6 KB less code
+    constexpr int unrolled_subs = R <= 2 && Granular ? SB / window_blocks : 1;
 #pragma unroll unrolled_subs
     for (int sub = 0; sub < SB / window_blocks; ++sub) {
       if (sub * window_blocks >= wb) break;  // uniform: the row ended in an earlier window of the slot
       const bool block_live = sub * window_blocks + lane < wb;
       const int b = b0 + sub * window_blocks + (block_live ? lane : 0);
-      std::uint32_t wq[RW][D::words];
-      float wd[RW];
+      auto decode = [&](int rr, float& wd, std::uint32_t (&wq)[D::words]) {
+        D::decode(stage + rr * stage_row, (Granular ? 0 : offset[rr]) + (sub * window_blocks + lane) * D::block_bytes, wd, wq);
+      };
+      auto add_term = [&](int rr, int jj, float wd, const std::uint32_t (&wq)[D::words], float xd, const std::uint32_t (&xq)[8]) {
+        const std::int32_t isum = D::dot(wq, xq);
+        const float term = (wd * xd) * static_cast<float>(isum);
+        if (block_live) acc[rr * R + jj] = acc[rr * R + jj] + term;
+      };
+      if constexpr (RowsOuter) {
+        // every live pair's activation words first, then one row's codes at a time
+        std::uint32_t xq[R][8];
+        float xd[R];
 #pragma unroll
-      for (int rr = 0; rr < RW; ++rr)
-        D::decode(stage + rr * stage_row, (Granular ? 0 : offset[rr]) + (sub * window_blocks + lane) * D::block_bytes, wd[rr], wq[rr]);
+        for (int jj = 0; jj < R; ++jj) {
+          if (jj < live) {
+            src.load(jj, b, xq[jj], xd[jj]);
+            if constexpr (!Src::arranged) D::arrange_x(xq[jj]);
+          }
+        }
 #pragma unroll
-      for (int jj = 0; jj < R; ++jj) {
-        if (jj < live) {
-          std::uint32_t xq[8];
-          float xd;
-          src.load(jj, b, xq, xd);
-          if constexpr (!Src::arranged) D::arrange_x(xq);
+        for (int rr = 0; rr < RW; ++rr) {
+          std::uint32_t wq[D::words];
+          float wd;
+          decode(rr, wd, wq);
 #pragma unroll
-          for (int rr = 0; rr < RW; ++rr) {
-            const std::int32_t isum = D::dot(wq[rr], xq);
-            const float term = (wd[rr] * xd) * static_cast<float>(isum);
-            if (block_live) acc[rr * R + jj] = acc[rr * R + jj] + term;
+          for (int jj = 0; jj < R; ++jj)
+            if (jj < live) add_term(rr, jj, wd, wq, xd[jj], xq[jj]);
+        }
+      } else {
+        // every row's codes first, then one pair's activation words at a time
+        std::uint32_t wq[RW][D::words];
+        float wd[RW];
+#pragma unroll
+        for (int rr = 0; rr < RW; ++rr) decode(rr, wd[rr], wq[rr]);
+#pragma unroll
+        for (int jj = 0; jj < R; ++jj) {
+          if (jj < live) {
+            std::uint32_t xq[8];
+            float xd;
+            src.load(jj, b, xq, xd);
+            if constexpr (!Src::arranged) D::arrange_x(xq);
+#pragma unroll
+            for (int rr = 0; rr < RW; ++rr) add_term(rr, jj, wd[rr], wq[rr], xd, xq);
           }
         }
       }
@@ -367,7 +423,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
       float a[R];
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) a[jj] = acc[rr * R + jj];
-      qmv::int_chunk_cooperative::accumulate_window<F, R>(
+      qmv::int_chunk_cooperative::accumulate_window<F, R, ChunkStepUnroll>(
           reinterpret_cast<const typename F::block*>(stage + rr * stage_row + (Granular ? 0 : offset[rr])), wb, live,
           [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a);
 #pragma unroll
@@ -516,12 +572,12 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
         staged_rows<R> src{qs, d, nb, {}};
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row_of[jj] = row_of[jj];
-        window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       } else {
         global_rows<typename F::activation, R> src;
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
-        window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       }
     };
     auto unit_terms = [&](auto granular) {
@@ -685,14 +741,14 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
           staged_rows<R> src{mid_qs, mid_d, nb_mid, {}};
 #pragma unroll
           for (int jj = 0; jj < R; ++jj) src.row_of[jj] = slot[jj];
-          window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+          window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
           return;
         }
       }
       global_rows<typename F::activation, R> src;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-      window_terms<F, RW, R, slot_blocks<F, SRB>, G>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+      window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
     };
     auto unit_terms = [&](auto granular) {
       if (cur.u == 0) terms(granular, S{});

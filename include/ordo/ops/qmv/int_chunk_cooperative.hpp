@@ -58,8 +58,11 @@ ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_
 /// multiple of 32 into the row, so block j's ls32 owner is lane j — against `live` activation
 /// rows: each owner lane adds its block's one-row term to acc[i]. `act(i, j)` is activation row
 /// i's dot block for window block j. Every lane of the warp calls it together; the window may lie
-/// in global or shared memory.
-template <class F, int R, class Act>
+/// in global or shared memory. StepUnroll: copies of the 8-step loop's body (1: a loop; its
+/// trip count is uniform). Unrolled whole, the body's IQ2_XXS/Q2_K decode × R rows made the q2
+/// layout's streamed moe kernels 111–420 KB of code (gate_up at tier 1: 264 KB, 95 KB as a loop;
+/// bench/moe/kernel_resources.sh), far past the instruction caches.
+template <class F, int R, int StepUnroll = 1, class Act>
 ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window(const typename F::block* wwin, int wb, int live, const Act& act, int lane,
                                                     float (&acc)[R]) {
   using dec = int_chunk_decoder<F>;
@@ -68,7 +71,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window(const typename F::block* wwi
   sum_t mine[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) mine[i] = sum_t{};
-#pragma unroll
+#pragma unroll StepUnroll
   for (int t = 0; t < 8; ++t) {
     if (4 * t >= wb) break;  // uniform: the window has no block at this step
     const int j = group + 4 * t;

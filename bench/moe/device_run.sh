@@ -2,8 +2,9 @@
 # The moe/qmv device run (issue 12), one call on the device machine, from the repository root with
 # $OUT set. Binaries come as BIN/<name>.xz (stripped, xz: build/cuda-sm90's ordo_props_gpu,
 # moe_gpu_test, engine_gpu_test, moe_bench, qmv_bench), the llama.cpp peer's source as
-# .dev/s12/llama-src.tar.xz (a tar.xz of bench/qmv/llama_peer/prepare.sh's output: 0.8 MB where
-# the tree is 9 MB; the carry is limited to 64 MiB with the tracked tree). Environment:
+# .dev/run/llama-src.tar.xz (a tar.xz of bench/qmv/llama_peer/prepare.sh's output: 0.8 MB where
+# the tree is 9 MB; the carry is limited to 64 MiB with the tracked tree);
+# bench/moe/prepare_device_run.sh makes them here. Environment:
 #   BIN      folder of the *.xz binaries (BIN2: a second one); BASE: a folder whose moe_bench.xz is
 #            the baseline, timed first (BASE_LAYOUTS)
 #   PROPS    ordo_props_gpu filter ('moe.*'); TESTS: gtest binaries to run
@@ -14,17 +15,17 @@
 #   QMV=1    qmv_bench --iters 100 QMV_ARGS
 #   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_QMV=1: and ORDO_QMV_ONLY)
 # Everything lands in $OUT/all.tgz (the device returns at most 8 files).
-BIN=${BIN:-.dev/s12/bin}
+BIN=${BIN:-.dev/run/bin}
 FINAL_OUT=$OUT; OUT=/tmp/o; mkdir -p $OUT
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}; export ORDO_SOURCE_DIR=$PWD
-[ -f ${LIBS:-.dev/s12/libs.tar.xz} ] && { mkdir -p /tmp/libs; tar xJf ${LIBS:-.dev/s12/libs.tar.xz} -C /tmp/libs; export LD_LIBRARY_PATH=/tmp/libs:$LD_LIBRARY_PATH; }
+[ -f ${LIBS:-.dev/run/libs.tar.xz} ] && { mkdir -p /tmp/libs; tar xJf ${LIBS:-.dev/run/libs.tar.xz} -C /tmp/libs; export LD_LIBRARY_PATH=/tmp/libs:$LD_LIBRARY_PATH; }
 T0=$(date +%s); t() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,memory.total,driver_version --format=csv > $OUT/smi.txt 2>&1; cat $OUT/smi.txt
 X=/tmp/x; mkdir -p $X; for f in $BIN/*.xz ${BIN2:+$BIN2/*.xz}; do n=$(basename $f .xz); xz -dc $f > $X/$n; chmod +x $X/$n; done; [ -n "${BASE:-}" ] && { xz -dc $BASE/moe_bench.xz > $X/moe_bench_base; chmod +x $X/moe_bench_base; }
 ls $X
 LB=/tmp/lb
 if [ "${LLAMA:-0}" = 1 ]; then
-  mkdir -p /tmp/ls && tar xJf ${LLAMA_SRC:-.dev/s12/llama-src.tar.xz} -C /tmp/ls
+  mkdir -p /tmp/ls && tar xJf ${LLAMA_SRC:-.dev/run/llama-src.tar.xz} -C /tmp/ls
   ( cmake -S /tmp/ls/llama-src -B $LB -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DGGML_CUDA_FA=OFF -DGGML_CUDA_NCCL=OFF -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF > $OUT/llama_build.log 2>&1 \
     && nice -n 10 ninja -C $LB -j14 test-backend-ops >> $OUT/llama_build.log 2>&1; echo "llama build rc=$?" >> $OUT/llama_build.log ) &

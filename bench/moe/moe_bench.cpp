@@ -2,12 +2,18 @@
 // lane-strided order) at DS4 dims (n_embd 4096, n_ff_exp 2048, 256 routed experts, 6 used, the
 // Q8_0 shared expert) at tiers 1–8 and 16, next to a copy bandwidth measured in the same run.
 //
-//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--plain-launches]
+//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--passes]
+//             [--plain-launches]
 //
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
-// window statement) other than the preset's, at tiers 1, 2, 4 and 8, to choose the preset's (they run
-// the same operations in the same order, so only speed differs; the GPU tests check the preset's).
+// window statement, the window's loop order, the chunk window's unrolling) other than the
+// preset's, at tiers 1, 2, 4 and 8, to choose the preset's. They run the same operations in the
+// same order, so only speed may differ: each variant's step output is compared bit for bit with
+// the preset's on the same routing at each tier, and a difference fails the run (exit 1). The GPU
+// tests check the preset's against the CPU executor.
+// --passes also times each tier's gate_up launch (the streamed pass 0 and the quantize pass) and
+// its down launch alone, back to back, to say which pass a step's time is in.
 // --plain-launches launches the streamed passes plainly instead of as dependents of the launch
 // before (ops/qmv/dependent_launch.hpp), to measure what that overlap saves in the same run.
 //
@@ -20,9 +26,11 @@
 // measured here, now). Time: GPU events over N back-to-back steps / N, the median of 3 batches.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/gpu/copy_bandwidth.hpp"
@@ -36,23 +44,36 @@ namespace {
 
 /// A shape of the streamed moe passes: warps per CTA, ring stages of gate_up and of down, gate_up /
 /// down output rows per item, CTAs an SM must hold (caps the registers), whether window_terms'
-/// Granular statement runs where it can (streaming.hpp config::granular); gate_up deals its items
-/// boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower).
-template <int W, int S, int DS, int GR, int DR, int M, bool G>
+/// Granular statement runs where it can (streaming.hpp config::granular), its loop order (RO: 1
+/// rows outermost, 0 pairs outermost, -1 the preset's choice by registers), the chunk window's
+/// unrolled steps (CU); gate_up deals its items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9
+/// measured round-robin slower).
+template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1>
 struct variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
-  static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M;
+  static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M, moe_rows_outer = RO, moe_chunk_step_unroll = CU;
   static constexpr bool moe_boustrophedon = true, moe_streaming_granular = G;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
   static std::string name() {
     return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(DS) + "/" + std::to_string(GR) + "/" +
-           std::to_string(DR) + "/" + std::to_string(M) + (G ? " granular" : "");
+           std::to_string(DR) + "/" + std::to_string(M) + (G ? " granular" : "") +
+           (RO < 0 ? "" : RO ? " rows-outer" : " pairs-outer") + (CU == 1 ? "" : " chunk-unroll " + std::to_string(CU));
   }
 };
-/// The preset's narrow shape (mxfp4: tiers 1-8; q2: tier 1) with and without the Granular
-/// statement, and the wide one (session 12 measured 3 and 4 ring stages for both passes and both
-/// shapes: no faster; docs/PERFORMANCE.md).
-using variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, false>, variant<16, 2, 2, 1, 1, 1, false>>;
+/// mxfp4: the preset's narrow shape (tiers 1-8) as the preset builds it, with the window's old loop
+/// order (pairs outermost at every tier; session 13 made rows outermost where that holds fewer
+/// registers), without the Granular statement, with gate_up items of 4 output rows (one CTA an SM),
+/// with down items of 4 rows; and the wide shape (session 12 measured 3 and 4 ring stages for both
+/// passes and both shapes: no faster; docs/PERFORMANCE.md).
+using mxfp4_variants =
+    ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, 0>, variant<8, 2, 2, 2, 2, 2, false>,
+                          variant<8, 2, 2, 4, 2, 1, true>, variant<8, 2, 2, 2, 4, 2, true>, variant<16, 2, 2, 1, 1, 1, false>>;
+/// q2: the narrow (tier 1) and the wide shape (tiers >= 2), each with the chunk window's 8 steps a
+/// loop (session 13's default: the kernels' code 2.8-3.3x smaller) and unrolled (before).
+using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 8>,
+                                          variant<16, 2, 2, 1, 1, 1, true>, variant<16, 2, 2, 1, 1, 1, true, -1, 8>>;
+template <class L>
+using variants_of = std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants, mxfp4_variants>;
 
 using namespace ordo;
 
@@ -87,7 +108,7 @@ struct result {
 };
 
 template <class L>
-void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<result>& results) {
+bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<result>& results) {
   using GU = typename L::gate_up;
   using D = typename L::down;
   using S = typename L::shared;
@@ -191,10 +212,25 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
     return experts;
   };
 
-  for (int tier : tiers) {
+  // The step output of routing 0 at a tier (out's first tier rows), for the variants' bit check.
+  auto step_output = [&](int tier, const auto& launch) {
+    auto p = make_problem(tier);
+    p.expert_ids = dids.data();
+    p.expert_weights = dweights.data();
+    gpu::device_memset(out.data(), 0, out.size() * sizeof(float));
+    launch(p);
+    gpu::synchronize();
+    std::vector<float> h(std::size_t(tier) * n_embd);
+    out.download(h.data(), h.size());
+    return h;
+  };
+  auto entries = [&](int tier) {
     const std::string base = std::string("moe.") + std::string(L::name) + ".r" + std::to_string(tier) + ".ls32.";
-    const auto& gu = registry::find<ops::moe::op>(base + "gate_up");
-    const auto& dn = registry::find<ops::moe::op>(base + "down");
+    return std::pair<const registry::entry<ops::moe::op>&, const registry::entry<ops::moe::op>&>{
+        registry::find<ops::moe::op>(base + "gate_up"), registry::find<ops::moe::op>(base + "down")};
+  };
+  for (int tier : tiers) {
+    const auto [gu, dn] = entries(tier);
     const double us = time_steps(tier, [&](const ops::moe::problem& p) {
       gu.launch_gpu(p, nullptr);
       dn.launch_gpu(p, nullptr);
@@ -205,28 +241,48 @@ void bench_layout(int iters, double copy_gbs, bool with_variants, std::vector<re
     const double bytes = experts * double(expert_bytes) + double(shared_bytes) + double(tier) * double(xr_row + xs_row) +
                          double(tier) * slots * (2.0 * 4 * n_ff + 2.0 * double(mid_act_row)) + 4.0 * tier * n_embd;
     results.push_back({std::string(L::name), tier, us, bytes, experts});
-    std::printf("%s r%d: %.1f us\n", std::string(L::name).c_str(), tier, us);
+    std::printf("%s r%d: %.1f us", std::string(L::name).c_str(), tier, us);
+    if (with_passes) {
+      const double gu_us = time_steps(tier, [&](const ops::moe::problem& p) { gu.launch_gpu(p, nullptr); });
+      const double dn_us = time_steps(tier, [&](const ops::moe::problem& p) { dn.launch_gpu(p, nullptr); });
+      std::printf("  (alone: gate_up + quantize %.1f us, down %.1f us)", gu_us, dn_us);
+    }
+    std::printf("\n");
     std::fflush(stdout);
   }
+  bool same_bits = true;
   if (with_variants) {
     std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs granular): µs per step at tiers 1, 2, 4, 8\n", std::string(L::name).c_str());
     auto each = [&]<class V>() {
       auto run = [&]<int R>() {
         using gate_up = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::gate_up, V>;
         using down = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::down, V>;
-        return time_steps(R, [&](const ops::moe::problem& p) {
+        auto launch = [&](const ops::moe::problem& p) {
           ops::launch_gpu<gate_up>(p, nullptr);
           ops::launch_gpu<down>(p, nullptr);
+        };
+        const auto [gu, dn] = entries(R);
+        const auto preset = step_output(R, [&](const ops::moe::problem& p) {
+          gu.launch_gpu(p, nullptr);
+          dn.launch_gpu(p, nullptr);
         });
+        const auto mine = step_output(R, launch);
+        if (std::memcmp(mine.data(), preset.data(), preset.size() * sizeof(float)) != 0) {
+          std::printf("FAIL: %s variant %s at tier %d: the step output differs from the preset's\n", std::string(L::name).c_str(),
+                      V::name().c_str(), R);
+          same_bits = false;
+        }
+        return time_steps(R, launch);
       };
       const double t1 = run.template operator()<1>(), t2 = run.template operator()<2>(), t4 = run.template operator()<4>(),
                    t8 = run.template operator()<8>();
       std::printf("| %s | %s | %.1f | %.1f | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t2, t4, t8);
       std::fflush(stdout);
     };
-    [&]<class... Vs>(meta::type_list<Vs...>) { (each.template operator()<Vs>(), ...); }(variants{});
+    [&]<class... Vs>(meta::type_list<Vs...>) { (each.template operator()<Vs>(), ...); }(variants_of<L>{});
+    std::printf("%s variants: every step output %s the preset's bits\n", std::string(L::name).c_str(), same_bits ? "has" : "does NOT have");
   }
-  (void)copy_gbs;
+  return same_bits;
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -241,7 +297,7 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
   int iters = 50;
-  bool with_variants = false;
+  bool with_variants = false, with_passes = false;
   std::string markdown, tsv;
   std::vector<std::string> layouts = {"q2", "mxfp4"};
   for (int i = 1; i < argc; ++i) {
@@ -251,9 +307,10 @@ int main(int argc, char** argv) {
     else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
     else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
     else if (a == "--variants") with_variants = true;
+    else if (a == "--passes") with_passes = true;
     else if (a == "--plain-launches") ops::qmv::dependent_launch::enabled() = false;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--plain-launches]\n");
+      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--passes] [--plain-launches]\n");
       return 0;
     } else {
       std::fprintf(stderr, "moe_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -269,11 +326,14 @@ int main(int argc, char** argv) {
   std::printf("device %s, %d SMs, tune preset %s, %s launches\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n\n",
               dev.name.c_str(), dev.multiprocessors, tune::name, ops::qmv::dependent_launch::enabled() ? "dependent" : "plain", copy_gbs);
   std::vector<result> results;
+  bool same_bits = true;
   for (const auto& l : layouts) {
-    if (l == "q2") bench_layout<ops::moe::q2_layout>(iters, copy_gbs, with_variants, results);
-    else if (l == "mxfp4") bench_layout<ops::moe::mxfp4_layout>(iters, copy_gbs, with_variants, results);
-    else if (l == "q8_0") bench_layout<ops::moe::q8_0_layout>(iters, copy_gbs, with_variants, results);
-    else std::fprintf(stderr, "moe_bench: layout %s is not benchmarked\n", l.c_str());
+    if (l == "q2") same_bits &= bench_layout<ops::moe::q2_layout>(iters, with_variants, with_passes, results);
+    else if (l == "mxfp4") same_bits &= bench_layout<ops::moe::mxfp4_layout>(iters, with_variants, with_passes, results);
+    else {
+      std::fprintf(stderr, "moe_bench: layout '%s' is not benchmarked (q2, mxfp4)\n", l.c_str());
+      return 2;
+    }
   }
   std::string table =
       "| layout | tier | experts in the union | µs/step | floor µs at copy BW | GB/s | % of copy BW | time vs tier 1 |\n"
@@ -301,5 +361,5 @@ int main(int argc, char** argv) {
       std::fputs(rows_tsv.c_str(), f);
       std::fclose(f);
     }
-  return 0;
+  return same_bits ? 0 : 1;
 }

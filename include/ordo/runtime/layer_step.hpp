@@ -17,7 +17,9 @@
 /// the CPU's), so the one function serves both executors.
 ///
 /// The activation blocks of a qmv come from the call's own quantizer (qmv_call::quantize) on the
-/// f32 stage it reads; act_f32 (F16/F32 weights) reads the f32 stage directly.
+/// f32 stage it reads; act_f32 (F16/F32 weights) reads the f32 stage directly. Calls that read
+/// the same f32 stage with the same quantizer share one quantization (shared_input; the heads'
+/// groups of O2–O3 one of the whole row).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -73,22 +75,40 @@ struct byte_rows {
 };
 inline byte_rows bytes_of(workspace& ws, stage s) { return {ws.row(s, 0), ws.stride(s)}; }
 
+/// The activation rows a qmv call reads: its quantized stage, or the f32 rows themselves (act_f32).
+struct act_rows {
+  const std::byte* data;
+  std::size_t row_bytes;
+};
+
+/// Whether the call's activation is the f32 rows themselves (F16/F32 weights).
+inline bool reads_f32(const qmv_call& c) { return c.quantize->info.activation == "act_f32"; }
+
+/// Quantizes x [rows][x_stride] (k live) into `q8` with c's quantizer, unless c reads f32 rows.
+template <class Executor>
+act_rows quantize_for(const Executor& ex, const qmv_call& c, const float* x, std::size_t x_stride, byte_rows q8, int k, int rows) {
+  if (reads_f32(c)) return {reinterpret_cast<const std::byte*>(x), x_stride * sizeof(float)};
+  if (!q8.data)
+    throw std::logic_error(std::string(c.entry->name.view()) + " on " + c.weight->name + ": its activation needs a quantized stage this call has not");
+  ex.run(*c.quantize, ops::quantize_rows::problem{x, x_stride, q8.data, q8.stride, k, rows});
+  return {q8.data, q8.stride};
+}
+
+/// One qmv over `rows` rows of activations `acts` (k live) → out [rows][out_stride] (n_out live),
+/// on weight rows starting at `weights` (row_bytes apart).
+template <class Executor>
+void qmv_on(const Executor& ex, const qmv_call& c, const std::byte* weights, int n_out, int k, act_rows acts, float* out,
+            std::size_t out_stride, int rows) {
+  ex.run(*c.entry, ops::qmv::problem{weights, c.weight->row_bytes, acts.data, acts.row_bytes, out, out_stride, n_out, k, rows});
+}
+
 /// One qmv over `rows` rows: x [rows][x.stride] f32 (k live) → out [rows][out.stride] (n_out
 /// live), on weight rows starting at `weights` (row_bytes apart). Non-f32 activations are
 /// quantized into `q8` first by the call's quantizer.
 template <class Executor>
 void matmul(const Executor& ex, const qmv_call& c, const std::byte* weights, int n_out, int k, const float* x,
             std::size_t x_stride, byte_rows q8, float* out, std::size_t out_stride, int rows) {
-  const std::byte* acts = reinterpret_cast<const std::byte*>(x);
-  std::size_t act_row_bytes = x_stride * sizeof(float);
-  if (c.quantize->info.activation != "act_f32") {
-    if (!q8.data) throw std::logic_error(std::string(c.entry->name.view()) + " on " + c.weight->name +
-                                         ": its activation needs a quantized stage this call has not");
-    ex.run(*c.quantize, ops::quantize_rows::problem{x, x_stride, q8.data, q8.stride, k, rows});
-    acts = q8.data;
-    act_row_bytes = q8.stride;
-  }
-  ex.run(*c.entry, ops::qmv::problem{weights, c.weight->row_bytes, acts, act_row_bytes, out, out_stride, n_out, k, rows});
+  qmv_on(ex, c, weights, n_out, k, quantize_for(ex, c, x, x_stride, q8, k, rows), out, out_stride, rows);
 }
 
 /// The whole weight of `c`.
@@ -96,6 +116,38 @@ template <class Executor>
 void matmul(const Executor& ex, const qmv_call& c, f32_rows x, byte_rows q8, f32_rows out, int rows) {
   matmul(ex, c, c.weight->data, static_cast<int>(c.weight->rows), static_cast<int>(c.weight->cols), x.data, x.stride,
          q8, out.data, out.stride, rows);
+}
+
+/// An f32 stage that several qmv calls of a sublayer read, and its quantized stage: the first call
+/// that needs a quantizer quantizes the rows, the next calls with the same quantizer, k and rows
+/// read those blocks (a quantizer is a function of the rows, so the bits are those of quantizing
+/// per call, with one launch instead of one a call: q_a, kv, the compressor and indexer
+/// projections read x; q_b and the indexer's q_b read qr). A call with another quantizer
+/// quantizes again (into the same stage). Valid while the f32 rows are not written: make one
+/// after the entry that writes them, and use it before the next.
+struct shared_input {
+  f32_rows x;
+  byte_rows q8;
+  const registry::entry<ops::quantize_rows::op>* holds = nullptr;  // the quantizer whose blocks q8 holds
+  int k = 0, rows = 0;
+};
+
+/// The whole weight of `c` on a shared input.
+template <class Executor>
+void matmul(const Executor& ex, const qmv_call& c, shared_input& in, f32_rows out, int rows) {
+  const int k = static_cast<int>(c.weight->cols);
+  act_rows acts{in.q8.data, in.q8.stride};
+  if (reads_f32(c)) {
+    acts = {reinterpret_cast<const std::byte*>(in.x.data), in.x.stride * sizeof(float)};
+#if defined(ORDO_MUTANT_SHARED_INPUT_ANY_QUANTIZER)
+  } else if (in.holds == nullptr || in.k != k || in.rows != rows) {  // mutant: reuses another quantizer's blocks
+#else
+  } else if (in.holds != c.quantize || in.k != k || in.rows != rows) {
+#endif
+    acts = quantize_for(ex, c, in.x.data, in.x.stride, in.q8, k, rows);
+    in.holds = c.quantize, in.k = k, in.rows = rows;
+  }
+  qmv_on(ex, c, c.weight->data, static_cast<int>(c.weight->rows), k, acts, out.data, out.stride, rows);
 }
 
 /// rmsnorm of `rows` rows of n_heads × head_dim (weight null: plain).
@@ -172,11 +224,13 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
 
   // ---- 1. attention sublayer, batched stages --------------------------------------------------
   hc_pre(ex, plan, b, ws, ds4_role::hc_attn_fn, ds4_role::hc_attn_scale, ds4_role::hc_attn_base, ds4_role::attn_norm, n);
-  matmul(ex, bp.at(ds4_role::attn_q_a), x, x_q8, qr, n);                                        // A6
+  shared_input x_in{x, x_q8};  // x is not written again until the FFN's hc_pre
+  matmul(ex, bp.at(ds4_role::attn_q_a), x_in, qr, n);                                           // A6
   norm(ex, *fam.norm_weighted, qr, vec(ds4_role::attn_q_a_norm), qr, 1, static_cast<int>(h.q_lora_rank), n, eps);  // A7
-  matmul(ex, bp.at(ds4_role::attn_q_b), qr, qr_q8, q, n);                                       // A8
+  shared_input qr_in{qr, qr_q8};  // qr is final after A7
+  matmul(ex, bp.at(ds4_role::attn_q_b), qr_in, q, n);                                           // A8
   norm(ex, *fam.norm_plain, q, nullptr, q, nh, hd, n, eps);                                     // A9
-  matmul(ex, bp.at(ds4_role::attn_kv), x, x_q8, kv, n);                                         // A10
+  matmul(ex, bp.at(ds4_role::attn_kv), x_in, kv, n);                                            // A10
   norm(ex, *fam.norm_weighted, kv, vec(ds4_role::attn_kv_norm), kv, 1, hd, n, eps);             // A11
   ex.run(*fam.rope_forward, ops::rope::problem{q.data, q.stride, sc.dev.cos_sin, std::size_t(n_rot), nh, hd, n_rot, n});  // A12
   ex.run(*fam.rope_forward, ops::rope::problem{kv.data, kv.stride, sc.dev.cos_sin, std::size_t(n_rot), 1, hd, n_rot, n});
@@ -188,8 +242,8 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   auto store = [&](compressor_state& cs, ds4_role kv_role, ds4_role gate_role, ds4_role ape_role, stage kv_stage,
                    stage score_stage, const registry::entry<ops::compressor::store_op>& entry) {
     const f32_rows ckv = f32_of(ws, kv_stage), csc = f32_of(ws, score_stage);
-    matmul(ex, bp.at(kv_role), x, x_q8, ckv, n);
-    matmul(ex, bp.at(gate_role), x, x_q8, csc, n);
+    matmul(ex, bp.at(kv_role), x_in, ckv, n);
+    matmul(ex, bp.at(gate_role), x_in, csc, n);
     if (ckv.stride != csc.stride) throw std::logic_error("layer_step: compressor kv and score stages differ in stride");
     const compressor_layout& l = cs.layout();
     ex.run(entry, ops::compressor::store_problem{ckv.data, csc.data, ckv.stride, vec(ape_role), cs.kv_base(), cs.score_base(),
@@ -206,9 +260,9 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
           stage::cmp_kv, stage::cmp_score, *fam.store_ratio4);                                 // C1–C3
     store(*st.indexer(), ds4_role::indexer_compressor_kv, ds4_role::indexer_compressor_gate,
           ds4_role::indexer_compressor_ape, stage::idx_kv, stage::idx_score, *fam.store_ratio4);  // C4–C6
-    matmul(ex, bp.at(ds4_role::indexer_attn_q_b), qr, qr_q8, iq, n);                            // C7
+    matmul(ex, bp.at(ds4_role::indexer_attn_q_b), qr_in, iq, n);                                // C7
     ex.run(*fam.rope_forward, ops::rope::problem{iq.data, iq.stride, sc.dev.cos_sin, std::size_t(n_rot), ih, id, n_rot, n});  // C8
-    matmul(ex, bp.at(ds4_role::indexer_proj), x, x_q8, iw, n);                                  // C10 (C9 is the indexer's prepare)
+    matmul(ex, bp.at(ds4_role::indexer_proj), x_in, iw, n);                                     // C10 (C9 is the indexer's prepare)
   } else if (ratio != 0) {
     throw std::invalid_argument("layer_step: compress ratio " + std::to_string(ratio) + " of layer " + std::to_string(bp.layer));
   }
@@ -346,11 +400,16 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
     const byte_rows heads_q8 = bytes_of(ws, stage::heads_q8);
     const f32_rows low = f32_of(ws, stage::low);
     // O2–O3: group g's heads are its own activation row segment (its blocks start at g·gd, a
-    // multiple of the activation block), each quantized by the weight's quantizer.
-    const std::size_t seg_bytes = std::size_t(gd / oa.quantize->info.block_elems) * oa.quantize->info.block_bytes;
+    // multiple of the activation block). A quantizer works block by block, so the whole row's
+    // blocks, quantized in one launch, are each segment's blocks as quantizing it alone gives.
+    if (!reads_f32(oa) && gd % oa.quantize->info.block_elems != 0)
+      throw std::logic_error("layer_step: attn_output_a's head groups (" + std::to_string(gd) + " wide) split an activation block");
+    const std::size_t seg_bytes = reads_f32(oa) ? std::size_t(gd) * sizeof(float)
+                                                : std::size_t(gd / oa.quantize->info.block_elems) * oa.quantize->info.block_bytes;
+    const act_rows all_heads = quantize_for(ex, oa, heads.data, heads.stride, heads_q8, groups * gd, n);
     for (int g = 0; g < groups; ++g)
-      matmul(ex, oa, oa.weight->data + std::size_t(g) * rank * oa.weight->row_bytes, rank, gd, heads.data + std::size_t(g) * gd,
-             heads.stride, byte_rows{heads_q8.data + g * seg_bytes, heads_q8.stride}, low.data + std::size_t(g) * rank,
+      qmv_on(ex, oa, oa.weight->data + std::size_t(g) * rank * oa.weight->row_bytes, rank, gd,
+             act_rows{all_heads.data + std::size_t(g) * seg_bytes, all_heads.row_bytes}, low.data + std::size_t(g) * rank,
              low.stride, n);
     matmul(ex, bp.at(ds4_role::attn_output_b), low, bytes_of(ws, stage::low_q8), f32_of(ws, stage::sublayer_out), n);  // O4–O5
   }

@@ -2,7 +2,8 @@
 # Prepares what bench/moe/device_run.sh carries to the device machine, here (a 2-core machine: the
 # builds take 15-40 minutes cold), into DEST (default .dev/run, ignored by git):
 #   DEST/bin/*.xz       stripped, xz'd cuda-sm90 builds of ordo_props_gpu, moe_gpu_test, moe_bench
-#                       (and engine_gpu_test with ENGINE=1; it is large: a second call carries it)
+#                       (TARGETS: others, e.g. engine_gpu_test or qmv_gpu_test; the carry is at most
+#                       64 MiB with the tree, so large ones go in a second call's DEST)
 #   DEST/base/moe_bench.xz   with BASE_COMMIT=<commit>: moe_bench built at that commit in a
 #                       temporary worktree under /tmp, the baseline the same call times first
 #   DEST/llama-src.tar.xz    with LLAMA=1: the llama.cpp peer's sources (bench/qmv/llama_peer;
@@ -24,8 +25,7 @@ pack() {  # pack BUILD_DIR TARGET OUT_DIR
   rm -f "/tmp/$2.stripped"
   echo "prepare: $3/$2.xz $(du -h "$3/$2.xz" | cut -f1)"
 }
-targets="ordo_props_gpu moe_gpu_test moe_bench"
-[ "${ENGINE:-0}" = 1 ] && targets="$targets engine_gpu_test"
+targets="${TARGETS:-ordo_props_gpu moe_gpu_test moe_bench}"
 cmake --preset cuda-sm90 > /dev/null
 ninja -C build/cuda-sm90 -j"$(nproc)" $targets
 for t in $targets; do pack build/cuda-sm90 "$t" "$dest/bin"; done

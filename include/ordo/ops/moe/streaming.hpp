@@ -311,6 +311,23 @@ struct cta_memory {
   ORDO_DEVICE std::uint64_t* ring_bars(int warp) const { return bars + std::size_t(warp) * Stages; }
 };
 
+/// The windows a warp has requested and not yet computed, oldest first (Stages − 1 of them once the
+/// ring is primed). The compute walk is the request walk Stages − 1 windows behind, so the compute
+/// side copies the request cursor instead of walking the items a second time (a second settle of
+/// every item: the unit scan, the row pointers, the deal's division).
+template <class Cursor, int Stages>
+struct issued_windows {
+  static_assert(Stages >= 2, "a ring of one stage has no window in flight while one is computed");
+  Cursor w[Stages - 1];
+  ORDO_DEVICE ORDO_FORCEINLINE const Cursor& oldest() const { return w[0]; }
+  /// The oldest is computed: drops it and appends c, the window just requested.
+  ORDO_DEVICE ORDO_FORCEINLINE void push_pop(const Cursor& c) {
+#pragma unroll
+    for (int t = 0; t + 1 < Stages - 1; ++t) w[t] = w[t + 1];
+    w[Stages - 2] = c;
+  }
+};
+
 /// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats), already in
 /// the decoder's arrangement: pair jj reads staged row row_of[jj].
 template <int R>
@@ -527,16 +544,20 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   // the routing and x come after the wait. Early requests stay inside the warp's first item, so
   // no item is settled before the pass table exists.
   qmv::dependent_launch::allow_dependents();
-  cursor in;
+  cursor in;                              // the next window to request
+  issued_windows<cursor, stages> issued;  // requested, not yet computed
   start(in);  // takes a shared item or none (items = groups yet)
   int early = 0;
-  for (; early < stages - 1 && in.it < items && in.j + 1 < in.windows; ++early) issue(in), advance(in);
+#pragma unroll
+  for (int t = 0; t < stages - 1; ++t)
+    if (early == t && in.it < items && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
   qmv::dependent_launch::wait_for_predecessor();
   mem.build(p);
   items = table.total() * groups;
   if (early == 0) start(in);  // the warp's first item, now that every item is known
-#pragma unroll 1
-  for (int t = early; t < stages - 1; ++t) issue(in), advance(in);
+#pragma unroll
+  for (int t = 0; t < stages - 1; ++t)
+    if (t >= early) issue(in), issued.w[t] = in, advance(in);
   if constexpr (int8_blocks<GU>)
     qmv::stage_q8_32_rows<qmv::int8_decoder<GU>>(p.x_routed, p.x_routed_row_bytes, p.rows, p.rows, nb_g, xr_qs, xr_d);
   if constexpr (int8_blocks<S>)
@@ -546,11 +567,10 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   float acc[RW * R];
   int row_of[R];  // the x row of each pair of the item's pass
   int live = 0;
-  cursor cur;
-  start(cur);
-  while (cur.it < items) {
+  while (issued.oldest().it < items) {
     __syncwarp();  // every lane is done with the stage the next request overwrites
-    issue(in), advance(in);
+    issue(in);
+    const cursor& cur = issued.oldest();
     ring.wait(cur.slot, cur.phase);
     if (cur.j == 0) {
       const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
@@ -602,7 +622,8 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
         if (writer && jj < live && r < p.n_ff) Kernel::write_mid(p, unit_pair(ul, p, cur.u, cur.j0 + jj), r, acc[v], up);
       }
     }
-    advance(cur);
+    issued.push_pop(in);
+    advance(in);
   }
   ring.drain();
 #else
@@ -688,15 +709,19 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   // the wait (inside that pass: no pass is settled before the table exists); the routing and
   // mid_act come after it.
   qmv::dependent_launch::allow_dependents();
-  cursor in;
+  cursor in;                              // the next window to request
+  issued_windows<cursor, stages> issued;  // requested, not yet computed
   start(in);
   int early = 0;
-  for (; early < stages - 1 && in.j + 1 < in.windows; ++early) issue(in), advance(in);
+#pragma unroll
+  for (int t = 0; t < stages - 1; ++t)
+    if (early == t && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
   qmv::dependent_launch::wait_for_predecessor();
   mem.build(p);
   passes = table.total();
-#pragma unroll 1
-  for (int t = early; t < stages - 1; ++t) issue(in), advance(in);
+#pragma unroll
+  for (int t = 0; t < stages - 1; ++t)
+    if (t >= early) issue(in), issued.w[t] = in, advance(in);
   if constexpr (int8_blocks<D> && int8_blocks<S>) {
     if (staged) {
       const int slots = p.n_used + 1;
@@ -710,11 +735,10 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   float acc[RW * R];
   int slot[R];  // the (row, slot) place of each pair of the pass
   int live = 0;
-  cursor cur;
-  start(cur);
-  while (cur.g < groups) {
+  while (issued.oldest().g < groups) {
     __syncwarp();  // every lane is done with the stage the next request overwrites
-    issue(in), advance(in);
+    issue(in);
+    const cursor& cur = issued.oldest();
     ring.wait(cur.slot, cur.phase);
     const int o0 = cur.g * RW;
     if (cur.j == 0) {
@@ -777,7 +801,8 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
         }
       }
     }
-    advance(cur);
+    issued.push_pop(in);
+    advance(in);
   }
   ring.drain();
 #else

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -69,11 +70,16 @@ using mxfp4_variants =
     ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, 0>, variant<8, 2, 2, 2, 2, 2, false>,
                           variant<8, 2, 2, 4, 2, 1, true>, variant<8, 2, 2, 2, 4, 2, true>, variant<16, 2, 2, 1, 1, 1, false>>;
 /// q2: the narrow (tier 1) and the wide shape (tiers >= 2), each with the chunk window's 8 steps a
-/// loop (session 13's default: the kernels' code 2.8-3.3x smaller) and unrolled (before).
+/// loop (session 13's default: with the single walk, the kernels' code 1.9-3.5x smaller) and
+/// unrolled (before).
 using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 8>,
                                           variant<16, 2, 2, 1, 1, 1, true>, variant<16, 2, 2, 1, 1, 1, true, -1, 8>>;
+/// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
-using variants_of = std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants, mxfp4_variants>;
+using variants_of =
+    std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants,
+                       std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants, ordo::meta::type_list<>>>;
+constexpr int variant_tiers[] = {1, 2, 4, 8};
 
 using namespace ordo;
 
@@ -252,6 +258,15 @@ bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<r
   }
   bool same_bits = true;
   if (with_variants) {
+    // The preset's step output at each variant tier, which every variant's must equal.
+    std::map<int, std::vector<float>> preset;
+    for (int tier : variant_tiers) {
+      const auto [gu, dn] = entries(tier);
+      preset[tier] = step_output(tier, [&](const ops::moe::problem& p) {
+        gu.launch_gpu(p, nullptr);
+        dn.launch_gpu(p, nullptr);
+      });
+    }
     std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs granular): µs per step at tiers 1, 2, 4, 8\n", std::string(L::name).c_str());
     auto each = [&]<class V>() {
       auto run = [&]<int R>() {
@@ -261,13 +276,9 @@ bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<r
           ops::launch_gpu<gate_up>(p, nullptr);
           ops::launch_gpu<down>(p, nullptr);
         };
-        const auto [gu, dn] = entries(R);
-        const auto preset = step_output(R, [&](const ops::moe::problem& p) {
-          gu.launch_gpu(p, nullptr);
-          dn.launch_gpu(p, nullptr);
-        });
         const auto mine = step_output(R, launch);
-        if (std::memcmp(mine.data(), preset.data(), preset.size() * sizeof(float)) != 0) {
+        const auto& want = preset.at(R);
+        if (std::memcmp(mine.data(), want.data(), want.size() * sizeof(float)) != 0) {
           std::printf("FAIL: %s variant %s at tier %d: the step output differs from the preset's\n", std::string(L::name).c_str(),
                       V::name().c_str(), R);
           same_bits = false;
@@ -330,8 +341,9 @@ int main(int argc, char** argv) {
   for (const auto& l : layouts) {
     if (l == "q2") same_bits &= bench_layout<ops::moe::q2_layout>(iters, with_variants, with_passes, results);
     else if (l == "mxfp4") same_bits &= bench_layout<ops::moe::mxfp4_layout>(iters, with_variants, with_passes, results);
+    else if (l == "q8_0") same_bits &= bench_layout<ops::moe::q8_0_layout>(iters, with_variants, with_passes, results);
     else {
-      std::fprintf(stderr, "moe_bench: layout '%s' is not benchmarked (q2, mxfp4)\n", l.c_str());
+      std::fprintf(stderr, "moe_bench: layout '%s' is not benchmarked (q2, mxfp4, q8_0)\n", l.c_str());
       return 2;
     }
   }

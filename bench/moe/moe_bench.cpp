@@ -304,6 +304,21 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// Dependent launches exist on CUDA only (ops/qmv/dependent_launch.hpp); HIP launches are always plain,
+// so there --plain-launches changes nothing.
+void use_plain_launches() {
+#if defined(ORDO_GPU_CUDA)
+  ops::qmv::dependent_launch::enabled() = false;
+#endif
+}
+const char* launch_mode() {
+#if defined(ORDO_GPU_CUDA)
+  return ops::qmv::dependent_launch::enabled() ? "dependent" : "plain";
+#else
+  return "plain (no dependent launches on this backend)";
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -319,7 +334,7 @@ int main(int argc, char** argv) {
     else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
     else if (a == "--variants") with_variants = true;
     else if (a == "--passes") with_passes = true;
-    else if (a == "--plain-launches") ops::qmv::dependent_launch::enabled() = false;
+    else if (a == "--plain-launches") use_plain_launches();
     else if (a == "--help" || a == "-h") {
       std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--passes] [--plain-launches]\n");
       return 0;
@@ -335,7 +350,7 @@ int main(int argc, char** argv) {
   const auto dev = gpu::query_device(0);
   const double copy_gbs = copy_bandwidth_gbs();
   std::printf("device %s, %d SMs, tune preset %s, %s launches\ncopy bandwidth (1 GiB D2D memcpy, read+write): %.0f GB/s\n\n",
-              dev.name.c_str(), dev.multiprocessors, tune::name, ops::qmv::dependent_launch::enabled() ? "dependent" : "plain", copy_gbs);
+              dev.name.c_str(), dev.multiprocessors, tune::name, launch_mode(), copy_gbs);
   std::vector<result> results;
   bool same_bits = true;
   for (const auto& l : layouts) {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ordo/runtime/weight_placement.hpp"
 #include "ordo/synth/random_blocks.hpp"
 
 namespace ordo::bench {
@@ -26,10 +27,6 @@ std::pair<gguf::ggml_type, gguf::ggml_type> synthetic_expert_types(const std::st
 }
 
 namespace {
-
-constexpr uint64_t align = 256;
-
-uint64_t round_up(uint64_t v) { return (v + align - 1) / align * align; }
 
 uint64_t elements_of(const std::vector<uint64_t>& dims) {
   uint64_t n = 1;
@@ -100,18 +97,24 @@ std::unique_ptr<synthetic_model> synthetic_model::build(const synthetic_options&
   m->gpu_ = o.gpu;
   const model::ds4_hparams& h = plan.hparams;
   std::vector<slot> slots;
-  uint64_t total = 0;
+  std::vector<runtime::tensor_slot> shapes;  // placed as the GPU upload places a file's tensors
   for (std::size_t fi = 0; fi < plan.files.size(); ++fi)
     for (const auto& t : plan.files[fi].tensors) {
       const uint64_t bytes = gguf::tensor_nbytes(t.spec.type, t.spec.dims);
       const bool host_made = t.init.k != synth::init_recipe::kind::uniform || bytes <= o.host_made_max;
-      slots.push_back({&t, fi, total, bytes, host_made, host_made || t.role == model::ds4_role::token_embd});
-      total = round_up(total + bytes);
+      slots.push_back({&t, fi, 0, bytes, host_made, host_made || t.role == model::ds4_role::token_embd});
+      const auto& d = t.spec.dims;
+      const uint64_t row[1] = {d[0]};
+      shapes.push_back({static_cast<uint32_t>(fi * (uint64_t{h.n_layer} + 2) + uint64_t(t.layer + 1)), t.role, t.spec.type, d[0],
+                        gguf::tensor_nbytes(t.spec.type, row), d.size() > 2 ? d[2] : 1, bytes});
       m->bytes_.total += bytes;
       if (fi == 1) m->bytes_.mtp += bytes;
       else if (is_routed(t.role)) m->bytes_.routed_per_token += bytes / h.n_expert * h.n_expert_used;
       else if (t.role != model::ds4_role::token_embd) m->bytes_.dense_per_token += bytes;
     }
+  const runtime::slot_placement placed = runtime::place_slots(shapes);
+  for (std::size_t i = 0; i < slots.size(); ++i) slots[i].offset = placed.offset[i];
+  const uint64_t total = placed.bytes;
 
   // Where the bytes live: one device allocation (gpu) or one host allocation (cpu).
   std::byte* base = nullptr;
@@ -195,7 +198,7 @@ std::unique_ptr<synthetic_model> synthetic_model::build(const synthetic_options&
     info.nbytes = s.bytes;
     info.data = base + s.offset;
 #if defined(ORDO_MUTANT_SYNTHETIC_OFFSET)
-    if (i % 7 == 3) info.data += align;  // a placement bug: a few tables point past their tensor
+    if (i % 7 == 3) info.data += 256;  // a placement bug: a few tables point past their tensor
 #endif
     if (o.gpu) {  // the device's table points at device memory; the host's at its copies where it has them
       device_tables[s.file]->tensors.push_back(info);

@@ -54,8 +54,6 @@ struct session::impl {
         state(plan_sequence_state(weights.hparams(), state_options{o.ctx, o.max_tier, o.alloc})),
         ws(plan_workspace(weights.hparams(), o.ctx, o.max_tier, o.alloc)),
         scratch(make_step_scratch(weights.hparams(), o.ctx, o.max_tier, o.alloc)) {
-    if (placed && o.executor != executor_kind::gpu)
-      throw std::invalid_argument("session: weights placed in device memory need the gpu executor");
     if (o.executor == executor_kind::gpu) {
       if (!placed) {
         uploaded.emplace(weights);

@@ -2,8 +2,10 @@
 #include "ordo/runtime/workspace.hpp"
 
 #include "ordo/ops/attention/problem.hpp"
+#include "ordo/runtime/same_input_groups.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -12,9 +14,8 @@ namespace ordo::runtime {
 namespace {
 constexpr std::array<std::string_view, stage_count> names = {
     "hc",           "hc_next",      "hc_flat",       "hc_mix",        "hc_split",      "x_sub",
-    "x",            "x_q8",         "x_q8k",         "qr",            "qr_q8",         "q",             "kv",
-    "cmp_kv",       "cmp_score",    "idx_kv",        "idx_score",     "iq",            "iw",
-    "idx_scores",   "idx_top",      "attn_split" ,   "heads",         "heads_q8",      "low",
+    "x",            "x_q8",         "x_q8k",         "qr_kv",         "qr_q8",         "q",             "cmp_proj",
+    "iq",           "idx_scores",   "idx_top",      "attn_split" ,   "heads",         "heads_q8",      "low",
     "low_q8",       "sublayer_out", "router_logits", "router_probs",  "expert_ids",    "expert_weights",
     "mid",          "mid_q8",       "logits"};
 // One name per stage, in enum order: a missing name would leave the last one empty.
@@ -49,16 +50,17 @@ workspace_layout plan_workspace(const model::ds4_hparams& h, uint32_t ctx, uint3
   set(s::x, E, f32);
   set(s::x_q8, E, act);
   set(s::x_q8k, E, act);
-  set(s::qr, h.q_lora_rank, f32);
+  // A group's row: its members side by side, each from a multiple of group_column_align floats.
+  auto group_width = [](std::initializer_list<uint64_t> members) {
+    uint64_t column = 0;
+    for (uint64_t rows : members) column = group_column_after(column, rows);
+    return column;
+  };
+  set(s::qr_kv, group_width({h.q_lora_rank, h.head_dim}), f32);
   set(s::qr_q8, h.q_lora_rank, act);
   set(s::q, h.q_dim(), f32);
-  set(s::kv, h.head_dim, f32);
-  set(s::cmp_kv, 2ull * h.head_dim, f32);
-  set(s::cmp_score, 2ull * h.head_dim, f32);
-  set(s::idx_kv, 2ull * h.indexer_dim, f32);
-  set(s::idx_score, 2ull * h.indexer_dim, f32);
+  set(s::cmp_proj, group_width({2ull * h.head_dim, 2ull * h.head_dim, 2ull * h.indexer_dim, 2ull * h.indexer_dim, h.indexer_heads}), f32);
   set(s::iq, uint64_t{h.indexer_heads} * h.indexer_dim, f32);
-  set(s::iw, h.indexer_heads, f32);
   set(s::idx_scores, any4 ? ctx / 4 : 0, f32);
   set(s::idx_top, any4 ? h.indexer_top_k : 0, 4);
   // The split attention schedule's slots: per head and chunk of the kv64 Order (step_plan's

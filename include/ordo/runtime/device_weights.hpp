@@ -1,6 +1,7 @@
 /// The engine's weights on the GPU (DESIGN §6: "the GPU backend uploads each tensor once"): every
 /// tensor of a model_weights — main file and MTP sidecar, ds4 or llama naming — copied once into
-/// one device allocation (each tensor 256-byte aligned), and a model_weights of the same blocks
+/// one device allocation (placed by weight_placement.hpp: each tensor 256-byte aligned, a block's
+/// same-input group members back to back), and a model_weights of the same blocks
 /// and views pointing there. The GPU session plans and runs its layer steps on `views()`; host
 /// code (the embedding gather, the block vectors) keeps reading the mapped file, so weights are
 /// plain device memory, never managed.

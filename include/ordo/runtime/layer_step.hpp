@@ -21,6 +21,7 @@
 /// the same f32 stage with the same quantizer share one quantization (shared_input; the heads'
 /// groups of O2–O3 one of the whole row).
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -33,6 +34,7 @@
 #include "ordo/order/orders.hpp"
 #include "ordo/runtime/arena_copy.hpp"
 #include "ordo/runtime/kv_table_fill.hpp"
+#include "ordo/runtime/same_input_groups.hpp"
 #include "ordo/runtime/sequence_state.hpp"
 #include "ordo/runtime/step_inputs.hpp"
 #include "ordo/runtime/step_plan.hpp"
@@ -68,6 +70,8 @@ struct f32_rows {
   float* row(int i) const { return data + std::size_t(i) * stride; }
 };
 inline f32_rows f32_of(workspace& ws, stage s) { return {ws.row_as<float>(s, 0), ws.stride(s) / sizeof(float)}; }
+/// Live floats of a row of an f32 stage.
+inline std::size_t f32_width(const workspace& ws, stage s) { return ws.layout().at(s).row_bytes / sizeof(float); }
 
 struct byte_rows {
   std::byte* data;
@@ -132,10 +136,12 @@ struct shared_input {
   int k = 0, rows = 0;
 };
 
-/// The whole weight of `c` on a shared input.
+/// The first `n_out` rows of `c`'s weight (its whole weight by default; more when the rows of
+/// the weights that continue it are read too: matmul_group) on a shared input.
 template <class Executor>
-void matmul(const Executor& ex, const qmv_call& c, shared_input& in, f32_rows out, int rows) {
+void matmul(const Executor& ex, const qmv_call& c, shared_input& in, f32_rows out, int rows, int n_out = -1) {
   const int k = static_cast<int>(c.weight->cols);
+  if (n_out < 0) n_out = static_cast<int>(c.weight->rows);
   act_rows acts{in.q8.data, in.q8.stride};
   if (reads_f32(c)) {
     acts = {reinterpret_cast<const std::byte*>(in.x.data), in.x.stride * sizeof(float)};
@@ -147,7 +153,34 @@ void matmul(const Executor& ex, const qmv_call& c, shared_input& in, f32_rows ou
     acts = quantize_for(ex, c, in.x.data, in.x.stride, in.q8, k, rows);
     in.holds = c.quantize, in.k = k, in.rows = rows;
   }
-  qmv_on(ex, c, c.weight->data, static_cast<int>(c.weight->rows), k, acts, out.data, out.stride, rows);
+  qmv_on(ex, c, c.weight->data, n_out, k, acts, out.data, out.stride, rows);
+}
+
+/// A same-input group (same_input_groups.hpp) on a shared input: member i's output is the column
+/// range of `out` from the aligned sum of the rows before it; each run of members whose weights
+/// continue one another is one qmv over the run's rows, the others one qmv each. Returns the
+/// members' views. Throws when the members do not fit `out` (`width` floats).
+template <std::size_t N, class Executor>
+std::array<f32_rows, N> matmul_group(const Executor& ex, const std::array<const qmv_call*, N>& calls, shared_input& in,
+                                     f32_rows out, std::size_t width, int rows) {
+  std::array<f32_rows, N> views{};
+  uint64_t column = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!*calls[i]) throw std::logic_error("layer_step: a member of a same-input group has no planned qmv");
+    views[i] = {out.data + column, out.stride};
+    column = group_column_after(column, calls[i]->weight->rows);
+  }
+  if (column > width)
+    throw std::logic_error("layer_step: " + calls[0]->weight->name + " and its group need " + std::to_string(column) +
+                           " floats a row, the stage has " + std::to_string(width));
+  for (std::size_t i = 0; i < N;) {
+    std::size_t j = i + 1;
+    uint64_t run_rows = calls[i]->weight->rows;
+    for (; j < N && continues(*calls[j - 1], *calls[j]); ++j) run_rows += calls[j]->weight->rows;
+    matmul(ex, *calls[i], in, views[i], rows, static_cast<int>(run_rows));
+    i = j;
+  }
+  return views;
 }
 
 /// rmsnorm of `rows` rows of n_heads × head_dim (weight null: plain).
@@ -219,18 +252,18 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   for (int i = 0; i < n; ++i) angles.fill(double(f0 + i + rows.position_offset), sc.cos_sin.data() + std::size_t(i) * n_rot);
   ex.publish(sc.dev.cos_sin, sc.cos_sin.data(), std::size_t(n) * std::size_t(n_rot) * sizeof(float));
 
-  const f32_rows x = f32_of(ws, stage::x), qr = f32_of(ws, stage::qr), q = f32_of(ws, stage::q), kv = f32_of(ws, stage::kv);
+  const f32_rows x = f32_of(ws, stage::x), q = f32_of(ws, stage::q);
   const byte_rows x_q8 = bytes_of(ws, stage::x_q8), qr_q8 = bytes_of(ws, stage::qr_q8);
 
   // ---- 1. attention sublayer, batched stages --------------------------------------------------
   hc_pre(ex, plan, b, ws, ds4_role::hc_attn_fn, ds4_role::hc_attn_scale, ds4_role::hc_attn_base, ds4_role::attn_norm, n);
   shared_input x_in{x, x_q8};  // x is not written again until the FFN's hc_pre
-  matmul(ex, bp.at(ds4_role::attn_q_a), x_in, qr, n);                                           // A6
+  const auto [qr, kv] = matmul_group<2>(ex, {&bp.at(ds4_role::attn_q_a), &bp.at(ds4_role::attn_kv)}, x_in,
+                                        f32_of(ws, stage::qr_kv), f32_width(ws, stage::qr_kv), n);  // A6, A10
   norm(ex, *fam.norm_weighted, qr, vec(ds4_role::attn_q_a_norm), qr, 1, static_cast<int>(h.q_lora_rank), n, eps);  // A7
   shared_input qr_in{qr, qr_q8};  // qr is final after A7
   matmul(ex, bp.at(ds4_role::attn_q_b), qr_in, q, n);                                           // A8
   norm(ex, *fam.norm_plain, q, nullptr, q, nh, hd, n, eps);                                     // A9
-  matmul(ex, bp.at(ds4_role::attn_kv), x_in, kv, n);                                            // A10
   norm(ex, *fam.norm_weighted, kv, vec(ds4_role::attn_kv_norm), kv, 1, hd, n, eps);             // A11
   ex.run(*fam.rope_forward, ops::rope::problem{q.data, q.stride, sc.dev.cos_sin, std::size_t(n_rot), nh, hd, n_rot, n});  // A12
   ex.run(*fam.rope_forward, ops::rope::problem{kv.data, kv.stride, sc.dev.cos_sin, std::size_t(n_rot), 1, hd, n_rot, n});
@@ -238,31 +271,33 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
   ex.run(*fam.kv_store, ops::kv_store::problem{kv.data, kv.stride, st.raw_base(), raw.stride / sizeof(uint16_t),
                                               int64_t(raw.rows), f0, hd, static_cast<int>(h.n_rope_free()), n});  // A13
 
-  // Compressor stores (H1–H3, C1–C6) and the indexer queries (C7–C10).
-  auto store = [&](compressor_state& cs, ds4_role kv_role, ds4_role gate_role, ds4_role ape_role, stage kv_stage,
-                   stage score_stage, const registry::entry<ops::compressor::store_op>& entry) {
-    const f32_rows ckv = f32_of(ws, kv_stage), csc = f32_of(ws, score_stage);
-    matmul(ex, bp.at(kv_role), x_in, ckv, n);
-    matmul(ex, bp.at(gate_role), x_in, csc, n);
-    if (ckv.stride != csc.stride) throw std::logic_error("layer_step: compressor kv and score stages differ in stride");
+  // Compressor stores (H1–H3, C1–C6) and the indexer queries (C7–C10). The projections of x are one
+  // same-input group: H1–H2 at ratio 128; C1–C2, C4–C5 and C10 at ratio 4.
+  auto store = [&](compressor_state& cs, f32_rows ckv, f32_rows csc, ds4_role ape_role,
+                   const registry::entry<ops::compressor::store_op>& entry) {
     const compressor_layout& l = cs.layout();
     ex.run(entry, ops::compressor::store_problem{ckv.data, csc.data, ckv.stride, vec(ape_role), cs.kv_base(), cs.score_base(),
                                                  l.kv.stride / sizeof(float), int64_t(l.kv.rows), f0,
                                                  static_cast<int>(l.width), n});
   };
   const int ih = static_cast<int>(h.indexer_heads), id = static_cast<int>(h.indexer_dim);
-  const f32_rows iq = f32_of(ws, stage::iq), iw = f32_of(ws, stage::iw);
+  const f32_rows iq = f32_of(ws, stage::iq), cmp = f32_of(ws, stage::cmp_proj);
+  const std::size_t cmp_width = f32_width(ws, stage::cmp_proj);
+  f32_rows iw{nullptr, 0};
   if (ratio == 128) {
-    store(*st.attn(), ds4_role::attn_compressor_kv, ds4_role::attn_compressor_gate, ds4_role::attn_compressor_ape,
-          stage::cmp_kv, stage::cmp_score, *fam.store_ratio128);                               // H1–H3
+    const auto [ckv, csc] = matmul_group<2>(
+        ex, {&bp.at(ds4_role::attn_compressor_kv), &bp.at(ds4_role::attn_compressor_gate)}, x_in, cmp, cmp_width, n);  // H1–H2
+    store(*st.attn(), ckv, csc, ds4_role::attn_compressor_ape, *fam.store_ratio128);            // H3
   } else if (ratio == 4) {
-    store(*st.attn(), ds4_role::attn_compressor_kv, ds4_role::attn_compressor_gate, ds4_role::attn_compressor_ape,
-          stage::cmp_kv, stage::cmp_score, *fam.store_ratio4);                                 // C1–C3
-    store(*st.indexer(), ds4_role::indexer_compressor_kv, ds4_role::indexer_compressor_gate,
-          ds4_role::indexer_compressor_ape, stage::idx_kv, stage::idx_score, *fam.store_ratio4);  // C4–C6
+    const auto [ckv, csc, ikv, isc, w] = matmul_group<5>(
+        ex, {&bp.at(ds4_role::attn_compressor_kv), &bp.at(ds4_role::attn_compressor_gate), &bp.at(ds4_role::indexer_compressor_kv),
+             &bp.at(ds4_role::indexer_compressor_gate), &bp.at(ds4_role::indexer_proj)},
+        x_in, cmp, cmp_width, n);  // C1–C2, C4–C5, C10 (C9 is the indexer's prepare)
+    iw = w;
+    store(*st.attn(), ckv, csc, ds4_role::attn_compressor_ape, *fam.store_ratio4);              // C3
+    store(*st.indexer(), ikv, isc, ds4_role::indexer_compressor_ape, *fam.store_ratio4);        // C6
     matmul(ex, bp.at(ds4_role::indexer_attn_q_b), qr_in, iq, n);                                // C7
     ex.run(*fam.rope_forward, ops::rope::problem{iq.data, iq.stride, sc.dev.cos_sin, std::size_t(n_rot), ih, id, n_rot, n});  // C8
-    matmul(ex, bp.at(ds4_role::indexer_proj), x_in, iw, n);                                     // C10 (C9 is the indexer's prepare)
   } else if (ratio != 0) {
     throw std::invalid_argument("layer_step: compress ratio " + std::to_string(ratio) + " of layer " + std::to_string(bp.layer));
   }

@@ -56,9 +56,10 @@ class session {
   /// Binds `w` (which must outlive the session). Throws what plan_for throws for a missing spec;
   /// gpu: gpu::error when this build or machine has no GPU.
   explicit session(const model_weights& w, session_options o = {});
-  /// The gpu executor on weights already in device memory (`ordo bench --synthetic`, which
-  /// builds them there): `host` is what host code reads (the embedding rows, the block vectors),
-  /// `device` what the entries read (the same tensor map); both outlive the session.
+  /// The entries on weights placed elsewhere: on gpu, weights already in device memory (`ordo
+  /// bench --synthetic`, which builds them there); on cpu and deferred, a host copy (tests: one
+  /// laid out by weight_placement.hpp). `host` is what host code reads (the embedding rows, the
+  /// block vectors), `device` what the entries read (the same tensor map); both outlive the session.
   session(const model_weights& host, const model_weights& device, session_options o);
   session(session&&) noexcept;
   ~session();
@@ -87,8 +88,9 @@ class session {
 
   /// The mapped file's weights: what host code reads (the embedding gather, the block vectors).
   const model_weights& weights() const;
-  /// The weights the entries read: the mapped file's on cpu and deferred, the device views of the
-  /// one upload on gpu (device_weights.hpp). Code that plans its own steps for this session (the
+  /// The weights the entries read: the placed weights when the session was given them, else the
+  /// mapped file's on cpu and deferred and the device views of the one upload on gpu
+  /// (device_weights.hpp). Code that plans its own steps for this session (the
   /// MTP block) plans on these, so nothing is uploaded twice.
   const model_weights& kernel_weights() const;
   /// The options as resolved (gpu: host memory became managed): the alloc policy of every arena

@@ -5,7 +5,9 @@
 /// qmv, and so on. `*_q8` stages hold activation blocks of whatever activation format the
 /// consuming weights need; they are sized for the widest (act_f32: 4 bytes per element, which
 /// bounds q8_32's 36/32 and q8_k's 292/256). An f32 stage row is already act_f32 blocks (32
-/// floats each), so F16/F32 weights read `x`, `qr`, ... directly.
+/// floats each), so F16/F32 weights read `x`, `qr`, ... directly. A same-input group's stage
+/// (qr_kv, cmp_proj) holds its members' outputs side by side, each from a multiple of 64 floats,
+/// so members whose weights lie back to back write it in one qmv (same_input_groups.hpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -27,16 +29,14 @@ enum class stage : uint8_t {
   x,              // [n_embd] f32: rms_norm(x_sub, attn_norm | ffn_norm)
   x_q8,           // [n_embd] act: for the Q8_0 matmuls (q8_32); F16 matmuls read `x` as act_f32
   x_q8k,          // [n_embd] act: for the routed experts (q8_k for IQ2_XXS / Q2_K / Q4_K)
-  qr,             // [q_lora_rank] f32: rms_norm(attn_q_a · x, attn_q_a_norm)
+  qr_kv,          // [q_lora_rank | head_dim] f32: the group attn_q_a, attn_kv of x (same_input_groups.hpp):
+                  //   qr = rms_norm(attn_q_a · x, attn_q_a_norm), then the token's KV row before storage
   qr_q8,          // [q_lora_rank] act
   q,              // [n_head·head_dim] f32: head-normed, RoPE'd queries
-  kv,             // [head_dim] f32: the token's KV row before storage
-  cmp_kv,         // [2·head_dim] f32: attention compressor projection (ratio 4 width; 128 uses half)
-  cmp_score,      // [2·head_dim] f32: gate projection + ape
-  idx_kv,         // [2·indexer_dim] f32: indexer compressor projection
-  idx_score,      // [2·indexer_dim] f32
+  cmp_proj,       // [2·head_dim | 2·head_dim | 2·indexer_dim | 2·indexer_dim | indexer_heads] f32: the group
+                  //   of compressor and indexer projections of x: attention compressor kv and gate (ratio 4
+                  //   widths; 128 uses half each), indexer compressor kv and gate, indexer head weights
   iq,             // [indexer_heads·indexer_dim] f32: indexer queries (RoPE, Hadamard+FP4)
-  iw,             // [indexer_heads] f32: indexer head weights
   idx_scores,     // [ctx / 4] f32: indexer score of every compressed row
   idx_top,        // [indexer_top_k] i32: selected compressed rows, ascending
   attn_split,     // [n_head·chunks(window + visible compressed)·(2 + head_dim)] f32: split attention slots

@@ -5,7 +5,7 @@
 /// launch gives each member's rows the bits of the member's own launch; it only saves launches.
 /// In DS4 Flash: q_a and kv (Q8_0, 1024 + 512 rows of x) in every block, and the compressor and
 /// indexer projections (F16, 2·W + 2·256 + 64 rows of x) in the compressed layers: 1 launch a
-/// block fewer, 3 more in each ratio-4 layer.
+/// block fewer, 4 more in a ratio-4 layer (5 matrices) and 1 more in a ratio-128 layer (2).
 ///
 /// Placement (weight_placement.hpp) lays a block's group members back to back; layer_step
 /// (matmul_group) merges each run of members for which `continues` holds and calls the rest

@@ -15,7 +15,8 @@
 // --passes also times each tier's gate_up launch (the streamed pass 0 and the quantize pass) and
 // its down launch alone, back to back, to say which pass a step's time is in.
 // --plain-launches launches the streamed passes plainly instead of as dependents of the launch
-// before (ops/qmv/dependent_launch.hpp), to measure what that overlap saves in the same run.
+// before (ops/qmv/dependent_launch.hpp), to measure what that overlap saves in the same run (a HIP
+// build has no dependent launches: its launches are always plain).
 //
 // The routed tensors are the full 256-expert [n_expert][n_out][row] shape (≥ 1.8 GB per layout, so
 // launches read HBM, not the 50 MB L2); every step of a batch uses another of 64 drawn routings
@@ -304,19 +305,9 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-// Dependent launches exist on CUDA only (ops/qmv/dependent_launch.hpp); HIP launches are always plain,
-// so there --plain-launches changes nothing.
-void use_plain_launches() {
-#if defined(ORDO_GPU_CUDA)
-  ops::qmv::dependent_launch::enabled() = false;
-#endif
-}
 const char* launch_mode() {
-#if defined(ORDO_GPU_CUDA)
-  return ops::qmv::dependent_launch::enabled() ? "dependent" : "plain";
-#else
-  return "plain (no dependent launches on this backend)";
-#endif
+  namespace dl = ops::qmv::dependent_launch;
+  return !dl::available ? "plain (no dependent launches on this backend)" : dl::enabled() ? "dependent" : "plain";
 }
 
 }  // namespace
@@ -334,7 +325,7 @@ int main(int argc, char** argv) {
     else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
     else if (a == "--variants") with_variants = true;
     else if (a == "--passes") with_passes = true;
-    else if (a == "--plain-launches") use_plain_launches();
+    else if (a == "--plain-launches") ops::qmv::dependent_launch::enabled() = false;
     else if (a == "--help" || a == "-h") {
       std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--passes] [--plain-launches]\n");
       return 0;

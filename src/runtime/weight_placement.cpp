@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <set>
 
 #include "ordo/runtime/row_layout.hpp"
 #include "ordo/runtime/same_input_groups.hpp"
@@ -61,12 +62,12 @@ slot_placement place_slots(std::span<const tensor_slot> slots) {
 weight_placement place_weights(const model_weights& w) {
   std::vector<tensor_slot> slots;
   std::vector<const std::byte*> data;
-  std::map<const std::byte*, bool> seen;
+  std::set<const std::byte*> seen;  // a view two blocks share is placed once
   uint32_t block = 0;
   auto add = [&](const block_weights& b) {
     for (std::size_t r = 0; r < model::ds4_role_count; ++r) {
       const weight_view& v = b.views[r];
-      if (!v || !seen.emplace(v.data, true).second) continue;
+      if (!v || !seen.insert(v.data).second) continue;
       slots.push_back({block, static_cast<model::ds4_role>(r), v.format, v.cols, v.row_bytes, v.experts, v.bytes()});
       data.push_back(v.data);
     }

@@ -53,15 +53,23 @@ ORDO_DEVICE ORDO_FORCEINLINE void wait_for_predecessor() {
 }
 #endif
 
+/// Whether this backend has dependent launches at all: CUDA's (sm_90 griddepcontrol) only; a HIP
+/// build launches every kernel plainly.
 #if defined(ORDO_GPU_CUDA)
-/// Whether launch() makes its launches dependent (the default) or plain: a benchmark turns it off
-/// to measure, in the same run, what the overlap saves. Either way the same operations run in the
-/// same order (a plain launch's wait_for_predecessor returns at once).
+inline constexpr bool available = true;
+#else
+inline constexpr bool available = false;
+#endif
+
+/// Whether launch() makes its launches dependent (the default where available) or plain: a
+/// benchmark turns it off to measure, in the same run, what the overlap saves. Either way the same
+/// operations run in the same order (a plain launch's wait_for_predecessor returns at once).
 inline bool& enabled() {
-  static bool on = true;
+  static bool on = available;
   return on;
 }
 
+#if defined(ORDO_GPU_CUDA)
 /// Launches kernel<<<grid, block, smem, stream>>>(args...) as a dependent of the kernel before it on
 /// the stream: it may begin once that kernel's CTAs have all called allow_dependents (or exited),
 /// so it must call wait_for_predecessor before it reads anything that kernel (or one before it)

@@ -72,13 +72,17 @@ int run_bench(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--verify-at", bo.verify_at, "context of the verify rounds (a multiple of 128)")->capture_default_str();
   app.add_option("--repeats", bo.repeats, "verify rounds timed per width")->check(ordo::app::integer_at_least(1))->capture_default_str();
-  bool no_breakdown = false;
+  bool no_breakdown = false, unfused = false;
   app.add_flag("--no-breakdown", no_breakdown, "skip the profiled decode step (per-entry times) per context");
+  app.add_flag("--unfused", unfused,
+               "one quantization and one qmv per matmul call (no shared quantization, no same-input groups): the same bits, "
+               "more launches, to measure what fusing them saves");
   app.add_flag("--mtp", mo.mtp, "also generate the MTP block, so the speculation table has the cost of a draft step");
   app.add_option("--seed", mo.seed, "weights seed")->capture_default_str();
   app.add_option("--markdown", markdown, "also write the report to this file");
   if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
   bo.breakdown = !no_breakdown;
+  bo.fuse_launches = !unfused;
   mo.base = preset == "tiny" ? ordo::synth::preset::tiny : preset == "small" ? ordo::synth::preset::small : ordo::synth::preset::full;
   if (const auto dash = layout.rfind('-'); dash != std::string::npos) {
     mo.n_layer = uint32_t(parse_positive("--layout", layout.substr(dash + 1), "LAYOUT-N: the number of layers"));

@@ -8,9 +8,10 @@
 #   BIN      folder of the *.xz binaries (BIN2: a second one); BASE: a folder whose moe_bench.xz is
 #            the baseline, timed first (BASE_LAYOUTS)
 #   PROPS    ordo_props_gpu filter ('moe.*'); TESTS: gtest binaries to run
-#   NCU_MOE  layout: ncu sections of moe_bench's launches (NCU_SKIP, NCU_COUNT, NCU_ARGS)
+#   NCU_MOE  layout: ncu sections of moe_bench's launches (NCU_SKIP, NCU_COUNT, NCU_ARGS: e.g.
+#            '--tiers 16' for one tier's launches)
 #   NCU_SRC  kernel regex: per-SASS-instruction counts and stall samples (SourceCounters) of one
-#            launch of moe_bench --layouts mxfp4, as CSV (SASS=1 also dumps the static SASS)
+#            launch of moe_bench --layouts mxfp4 NCU_ARGS, as CSV (SASS=1 also dumps the static SASS)
 #   MOE=1    moe_bench --iters 50 MOE_ARGS (PLAIN=1: also --plain-launches)
 #   QMV=1    qmv_bench --iters 100 QMV_ARGS
 #   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_QMV=1: and ORDO_QMV_ONLY)
@@ -46,7 +47,7 @@ if [ -n "${NCU_MOE:-}" ]; then
 fi
 if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (regex NCU_SRC) of moe_bench mxfp4, and the static SASS
   timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:$NCU_SRC --launch-skip 5 --launch-count 1 \
-    --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts mxfp4 --iters 3 > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
+    --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts mxfp4 --iters 3 ${NCU_ARGS:-} > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
   ncu -i /tmp/src.ncu-rep --page source --csv --print-source sass > $OUT/src_sass.csv 2> $OUT/src_err.txt; echo "page source rc=$? $(wc -l < $OUT/src_sass.csv) lines"; head -c 600 $OUT/src_err.txt
   ncu -i /tmp/src.ncu-rep --page details > $OUT/src_details.txt 2>&1
   [ "${SASS:-0}" = 1 ] && { cuobjdump --dump-sass $X/moe_bench 2>/dev/null | xz -T8 -3 > $FINAL_OUT/sass.xz; ls -la $FINAL_OUT/sass.xz; }

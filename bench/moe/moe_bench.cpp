@@ -2,16 +2,17 @@
 // lane-strided order) at DS4 dims (n_embd 4096, n_ff_exp 2048, 256 routed experts, 6 used, the
 // Q8_0 shared expert) at tiers 1–8 and 16, next to a copy bandwidth measured in the same run.
 //
-//   moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--passes]
+//   moe_bench [--iters N] [--layouts q2,mxfp4] [--tiers 1,2,...,16] [--markdown FILE] [--tsv FILE] [--variants] [--passes]
 //             [--plain-launches]
 //
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at tiers 1, 2, 4 and 8, to choose the preset's. They run the same operations in the
+// preset's, at tiers 1, 2, 4 and 8 (and a few at tier 16), to choose the preset's. They run the same operations in the
 // same order, so only speed may differ: each variant's step output is compared bit for bit with
 // the preset's on the same routing at each tier, and a difference fails the run (exit 1). The GPU
 // tests check the preset's against the CPU executor.
+// --tiers limits every table (and the variants) to those tiers, e.g. for a profiler run of one.
 // --passes also times each tier's gate_up launch (the streamed pass 0 and the quantize pass) and
 // its down launch alone, back to back, to say which pass a step's time is in.
 // --plain-launches launches the streamed passes plainly instead of as dependents of the launch
@@ -27,12 +28,15 @@
 // measured here, now). Time: GPU events over N back-to-back steps / N, the median of 3 batches.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ordo/gpu/copy_bandwidth.hpp"
@@ -80,12 +84,25 @@ template <class L>
 using variants_of =
     std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants,
                        std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants, ordo::meta::type_list<>>>;
-constexpr int variant_tiers[] = {1, 2, 4, 8};
+using variant_tiers = std::integer_sequence<int, 1, 2, 4, 8>;
+/// Tier 16 (the preset's wide shape took 4.1x llama.cpp's step there, session 12): the wide shape
+/// with the Granular statement, and 8 warps with one CTA an SM (up to 255 registers a thread) with
+/// items of one and of two output rows.
+using mxfp4_variants16 = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, true>, variant<8, 2, 2, 1, 1, 1, false>,
+                                               variant<8, 2, 2, 2, 2, 1, false>>;
+using q2_variants16 = ordo::meta::type_list<variant<8, 2, 2, 1, 1, 1, false>, variant<8, 2, 2, 2, 2, 1, false>>;
+template <class L>
+using variants16_of =
+    std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants16,
+                       std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants16, ordo::meta::type_list<>>>;
 
 using namespace ordo;
 
 constexpr int n_embd = 4096, n_ff = 2048, n_expert = 256, n_used = 6, n_routings = 64;
-constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
+constexpr int all_tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
+
+/// Whether `tier` is among the tiers asked for (--tiers; empty: every tier).
+bool wanted(const std::vector<int>& tiers, int tier) { return tiers.empty() || std::find(tiers.begin(), tiers.end(), tier) != tiers.end(); }
 
 using gpu::copy_bandwidth_gbs;
 
@@ -115,7 +132,7 @@ struct result {
 };
 
 template <class L>
-bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<result>& results) {
+bool bench_layout(int iters, const std::vector<int>& tiers, bool with_variants, bool with_passes, std::vector<result>& results) {
   using GU = typename L::gate_up;
   using D = typename L::down;
   using S = typename L::shared;
@@ -236,7 +253,8 @@ bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<r
     return std::pair<const registry::entry<ops::moe::op>&, const registry::entry<ops::moe::op>&>{
         registry::find<ops::moe::op>(base + "gate_up"), registry::find<ops::moe::op>(base + "down")};
   };
-  for (int tier : tiers) {
+  for (int tier : all_tiers) {
+    if (!wanted(tiers, tier)) continue;
     const auto [gu, dn] = entries(tier);
     const double us = time_steps(tier, [&](const ops::moe::problem& p) {
       gu.launch_gpu(p, nullptr);
@@ -258,19 +276,26 @@ bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<r
     std::fflush(stdout);
   }
   bool same_bits = true;
-  if (with_variants) {
-    // The preset's step output at each variant tier, which every variant's must equal.
+  // Times each variant of list Vs at tiers Rs (those of `tiers` only), its step output checked
+  // bit for bit against the preset's at each.
+  auto time_variants = [&]<int... Rs, class... Vs>(std::integer_sequence<int, Rs...>, meta::type_list<Vs...>) {
+    if (!(wanted(tiers, Rs) || ...) || sizeof...(Vs) == 0) return;
     std::map<int, std::vector<float>> preset;
-    for (int tier : variant_tiers) {
+    for (int tier : {Rs...}) {
+      if (!wanted(tiers, tier)) continue;
       const auto [gu, dn] = entries(tier);
       preset[tier] = step_output(tier, [&](const ops::moe::problem& p) {
         gu.launch_gpu(p, nullptr);
         dn.launch_gpu(p, nullptr);
       });
     }
-    std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs granular): µs per step at tiers 1, 2, 4, 8\n", std::string(L::name).c_str());
+    std::printf("\n%s variants (warps/gate_up stages/down stages/gate_up rows/down rows/min CTAs granular): µs per step at tiers",
+                std::string(L::name).c_str());
+    ((wanted(tiers, Rs) ? std::printf(" %d", Rs) : 0), ...);
+    std::printf("\n");
     auto each = [&]<class V>() {
       auto run = [&]<int R>() {
+        if (!wanted(tiers, R)) return;
         using gate_up = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::gate_up, V>;
         using down = ops::moe::kernel<L, R, order::lane_strided, ops::moe::phase::down, V>;
         auto launch = [&](const ops::moe::problem& p) {
@@ -284,14 +309,18 @@ bool bench_layout(int iters, bool with_variants, bool with_passes, std::vector<r
                       V::name().c_str(), R);
           same_bits = false;
         }
-        return time_steps(R, launch);
+        std::printf(" %.1f |", time_steps(R, launch));
       };
-      const double t1 = run.template operator()<1>(), t2 = run.template operator()<2>(), t4 = run.template operator()<4>(),
-                   t8 = run.template operator()<8>();
-      std::printf("| %s | %s | %.1f | %.1f | %.1f | %.1f |\n", std::string(L::name).c_str(), V::name().c_str(), t1, t2, t4, t8);
+      std::printf("| %s | %s |", std::string(L::name).c_str(), V::name().c_str());
+      (run.template operator()<Rs>(), ...);
+      std::printf("\n");
       std::fflush(stdout);
     };
-    [&]<class... Vs>(meta::type_list<Vs...>) { (each.template operator()<Vs>(), ...); }(variants_of<L>{});
+    (each.template operator()<Vs>(), ...);
+  };
+  if (with_variants) {
+    time_variants(variant_tiers{}, variants_of<L>{});
+    time_variants(std::integer_sequence<int, 16>{}, variants16_of<L>{});
     std::printf("%s variants: every step output %s the preset's bits\n", std::string(L::name).c_str(), same_bits ? "has" : "does NOT have");
   }
   return same_bits;
@@ -317,17 +346,28 @@ int main(int argc, char** argv) {
   bool with_variants = false, with_passes = false;
   std::string markdown, tsv;
   std::vector<std::string> layouts = {"q2", "mxfp4"};
+  std::vector<int> tiers;  // empty: every tier
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--iters" && i + 1 < argc) iters = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--tsv" && i + 1 < argc) tsv = argv[++i];
     else if (a == "--layouts" && i + 1 < argc) layouts = split(argv[++i]);
+    else if (a == "--tiers" && i + 1 < argc) {
+      for (const auto& t : split(argv[++i])) {
+        const int tier = std::atoi(t.c_str());
+        if (std::find(std::begin(all_tiers), std::end(all_tiers), tier) == std::end(all_tiers)) {
+          std::fprintf(stderr, "moe_bench: --tiers: '%s' is not a benchmarked tier (1-8, 16)\n", t.c_str());
+          return 2;
+        }
+        tiers.push_back(tier);
+      }
+    }
     else if (a == "--variants") with_variants = true;
     else if (a == "--passes") with_passes = true;
     else if (a == "--plain-launches") ops::qmv::dependent_launch::enabled() = false;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--markdown FILE] [--tsv FILE] [--variants] [--passes] [--plain-launches]\n");
+      std::printf("usage: moe_bench [--iters N] [--layouts q2,mxfp4] [--tiers 1,2,...,16] [--markdown FILE] [--tsv FILE] [--variants] [--passes] [--plain-launches]\n");
       return 0;
     } else {
       std::fprintf(stderr, "moe_bench: unknown argument '%s' (see --help)\n", a.c_str());
@@ -345,9 +385,9 @@ int main(int argc, char** argv) {
   std::vector<result> results;
   bool same_bits = true;
   for (const auto& l : layouts) {
-    if (l == "q2") same_bits &= bench_layout<ops::moe::q2_layout>(iters, with_variants, with_passes, results);
-    else if (l == "mxfp4") same_bits &= bench_layout<ops::moe::mxfp4_layout>(iters, with_variants, with_passes, results);
-    else if (l == "q8_0") same_bits &= bench_layout<ops::moe::q8_0_layout>(iters, with_variants, with_passes, results);
+    if (l == "q2") same_bits &= bench_layout<ops::moe::q2_layout>(iters, tiers, with_variants, with_passes, results);
+    else if (l == "mxfp4") same_bits &= bench_layout<ops::moe::mxfp4_layout>(iters, tiers, with_variants, with_passes, results);
+    else if (l == "q8_0") same_bits &= bench_layout<ops::moe::q8_0_layout>(iters, tiers, with_variants, with_passes, results);
     else {
       std::fprintf(stderr, "moe_bench: layout '%s' is not benchmarked (q2, mxfp4, q8_0)\n", l.c_str());
       return 2;
@@ -358,11 +398,12 @@ int main(int argc, char** argv) {
       "|---|---|---|---|---|---|---|---|\n";
   std::string rows_tsv = "layout\ttier\texperts\tus\tbytes\tcopy_gbs\n";
   for (const auto& r : results) {
-    const auto& base = *std::find_if(results.begin(), results.end(), [&](const result& b) { return b.layout == r.layout && b.tier == 1; });
+    const auto base = std::find_if(results.begin(), results.end(), [&](const result& b) { return b.layout == r.layout && b.tier == 1; });
     const double gbs = r.bytes / (r.us * 1e-6) / 1e9;
-    char line[320];
-    std::snprintf(line, sizeof line, "| %s | %d | %.1f | %.1f | %.1f | %.0f | %.0f%% | %.2fx |\n", r.layout.c_str(), r.tier, r.experts,
-                  r.us, r.bytes / (copy_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, r.us / base.us);
+    char line[320], vs_tier1[16] = "-";
+    if (base != results.end()) std::snprintf(vs_tier1, sizeof vs_tier1, "%.2fx", r.us / base->us);
+    std::snprintf(line, sizeof line, "| %s | %d | %.1f | %.1f | %.1f | %.0f | %.0f%% | %s |\n", r.layout.c_str(), r.tier, r.experts,
+                  r.us, r.bytes / (copy_gbs * 1e3), gbs, 100.0 * gbs / copy_gbs, vs_tier1);
     table += line;
     std::snprintf(line, sizeof line, "%s\t%d\t%.2f\t%.3f\t%.0f\t%.0f\n", r.layout.c_str(), r.tier, r.experts, r.us, r.bytes, copy_gbs);
     rows_tsv += line;

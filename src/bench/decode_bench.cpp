@@ -84,6 +84,8 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
   so.ctx = ctx;
   so.max_tier = std::max<uint32_t>(16, o.chunk);
   so.executor = m.on_gpu() ? runtime::executor_kind::gpu : runtime::executor_kind::cpu;
+  so.fuse_launches = o.fuse_launches;
+  r.fused = o.fuse_launches;
   const auto t0 = clock_type::now();
   runtime::session s = m.on_gpu() ? runtime::session(m.host(), m.device(), so) : runtime::session(m.host(), so);
   say(log, "session: context " + std::to_string(ctx) + ", state " + std::to_string(s.state().bytes() >> 20) + " MiB, ready in " +
@@ -178,8 +180,8 @@ bench_report run_decode_bench(const synthetic_model& m, const decode_bench_optio
 
 void print_report(const bench_report& r, const synthetic_options& model, std::FILE* out) {
   const std::string layers = model.n_layer ? ", " + std::to_string(model.n_layer) + " layers" : "";
-  std::fprintf(out, "\nordo bench --synthetic: layout %s%s, %s; copy bandwidth %.0f GB/s\n\n", model.layout.c_str(), layers.c_str(),
-               r.device.c_str(), r.copy_gbs);
+  std::fprintf(out, "\nordo bench --synthetic: layout %s%s, %s; copy bandwidth %.0f GB/s%s\n\n", model.layout.c_str(), layers.c_str(),
+               r.device.c_str(), r.copy_gbs, r.fused ? "" : "; launches unfused (--unfused)");
   std::fprintf(out, "| step | context | rows | ms / step | tok/s | bytes / step | floor ms | floor / measured |\n");
   std::fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const bench_line& l : r.lines) {

@@ -26,6 +26,7 @@ struct decode_bench_options {
   uint32_t verify_at = 1024;                          // … at this context
   uint32_t repeats = 3;                               // verify rounds per width
   bool breakdown = true;                              // profile one decode step per context
+  bool fuse_launches = true;                          // runtime::session_options::fuse_launches (--unfused: false)
   uint64_t seed = 0;
 };
 
@@ -68,6 +69,7 @@ struct speculation_costs {
 
 struct bench_report {
   std::string device;      // what ran it
+  bool fused = true;       // decode_bench_options::fuse_launches
   double copy_gbs = 0;     // bandwidth the floors use (0 on the CPU: no floor)
   std::vector<bench_line> lines;
   std::vector<bench_breakdown> breakdowns;

@@ -32,6 +32,7 @@ const mtp_block::tier_binding& mtp_block::at(int tier) {
     const model_weights& kw = s_->kernel_weights();
     tier_binding b;
     b.plan = plan_for(kw, tier, s_->options().order);
+    b.plan.fuse_launches = s_->options().fuse_launches;
     b.plan.require_complete();
     b.mixer = bind_mtp_mixer(*b.plan.mtp, *kw.mtp(), vectors_, kw.hparams().n_embd);
     b.head = bind_mtp_head(b.plan, *kw.mtp(), vectors_, globals_);

@@ -68,7 +68,10 @@ struct session::impl {
 
   const step_plan& plan(int tier) {
     auto it = plans.find(tier);
-    if (it == plans.end()) it = plans.emplace(tier, plan_for(*kernel_weights, tier, o.order)).first;
+    if (it == plans.end()) {
+      it = plans.emplace(tier, plan_for(*kernel_weights, tier, o.order)).first;
+      it->second.fuse_launches = o.fuse_launches;
+    }
     it->second.require_complete();
     return it->second;
   }

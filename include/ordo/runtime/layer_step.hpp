@@ -19,7 +19,8 @@
 /// The activation blocks of a qmv come from the call's own quantizer (qmv_call::quantize) on the
 /// f32 stage it reads; act_f32 (F16/F32 weights) reads the f32 stage directly. Calls that read
 /// the same f32 stage with the same quantizer share one quantization (shared_input; the heads'
-/// groups of O2–O3 one of the whole row).
+/// groups of O2–O3 one of the whole row). With session_options::fuse_launches off, every call
+/// quantizes and every same-input group member runs alone: the same bits, more launches.
 #pragma once
 #include <array>
 #include <cmath>
@@ -132,6 +133,7 @@ void matmul(const Executor& ex, const qmv_call& c, f32_rows x, byte_rows q8, f32
 struct shared_input {
   f32_rows x;
   byte_rows q8;
+  bool fuse = true;  // false (session_options::fuse_launches): every call quantizes, every group member runs alone
   const registry::entry<ops::quantize_rows::op>* holds = nullptr;  // the quantizer whose blocks q8 holds
   int k = 0, rows = 0;
 };
@@ -146,9 +148,9 @@ void matmul(const Executor& ex, const qmv_call& c, shared_input& in, f32_rows ou
   if (reads_f32(c)) {
     acts = {reinterpret_cast<const std::byte*>(in.x.data), in.x.stride * sizeof(float)};
 #if defined(ORDO_MUTANT_SHARED_INPUT_ANY_QUANTIZER)
-  } else if (in.holds == nullptr || in.k != k || in.rows != rows) {  // mutant: reuses another quantizer's blocks
+  } else if (!in.fuse || in.holds == nullptr || in.k != k || in.rows != rows) {  // mutant: reuses another quantizer's blocks
 #else
-  } else if (in.holds != c.quantize || in.k != k || in.rows != rows) {
+  } else if (!in.fuse || in.holds != c.quantize || in.k != k || in.rows != rows) {
 #endif
     acts = quantize_for(ex, c, in.x.data, in.x.stride, in.q8, k, rows);
     in.holds = c.quantize, in.k = k, in.rows = rows;
@@ -176,7 +178,7 @@ std::array<f32_rows, N> matmul_group(const Executor& ex, const std::array<const 
   for (std::size_t i = 0; i < N;) {
     std::size_t j = i + 1;
     uint64_t run_rows = calls[i]->weight->rows;
-    for (; j < N && continues(*calls[j - 1], *calls[j]); ++j) run_rows += calls[j]->weight->rows;
+    for (; j < N && in.fuse && continues(*calls[j - 1], *calls[j]); ++j) run_rows += calls[j]->weight->rows;
     matmul(ex, *calls[i], in, views[i], rows, static_cast<int>(run_rows));
     i = j;
   }
@@ -257,11 +259,11 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
 
   // ---- 1. attention sublayer, batched stages --------------------------------------------------
   hc_pre(ex, plan, b, ws, ds4_role::hc_attn_fn, ds4_role::hc_attn_scale, ds4_role::hc_attn_base, ds4_role::attn_norm, n);
-  shared_input x_in{x, x_q8};  // x is not written again until the FFN's hc_pre
+  shared_input x_in{x, x_q8, plan.fuse_launches};  // x is not written again until the FFN's hc_pre
   const auto [qr, kv] = matmul_group<2>(ex, {&bp.at(ds4_role::attn_q_a), &bp.at(ds4_role::attn_kv)}, x_in,
                                         f32_of(ws, stage::qr_kv), f32_width(ws, stage::qr_kv), n);  // A6, A10
   norm(ex, *fam.norm_weighted, qr, vec(ds4_role::attn_q_a_norm), qr, 1, static_cast<int>(h.q_lora_rank), n, eps);  // A7
-  shared_input qr_in{qr, qr_q8};  // qr is final after A7
+  shared_input qr_in{qr, qr_q8, plan.fuse_launches};  // qr is final after A7
   matmul(ex, bp.at(ds4_role::attn_q_b), qr_in, q, n);                                           // A8
   norm(ex, *fam.norm_plain, q, nullptr, q, nh, hd, n, eps);                                     // A9
   norm(ex, *fam.norm_weighted, kv, vec(ds4_role::attn_kv_norm), kv, 1, hd, n, eps);             // A11
@@ -441,11 +443,14 @@ void layer_step(const step_plan& plan, const Executor& ex, workspace& ws, step_s
       throw std::logic_error("layer_step: attn_output_a's head groups (" + std::to_string(gd) + " wide) split an activation block");
     const std::size_t seg_bytes = reads_f32(oa) ? std::size_t(gd) * sizeof(float)
                                                 : std::size_t(gd / oa.quantize->info.block_elems) * oa.quantize->info.block_bytes;
-    const act_rows all_heads = quantize_for(ex, oa, heads.data, heads.stride, heads_q8, groups * gd, n);
-    for (int g = 0; g < groups; ++g)
-      qmv_on(ex, oa, oa.weight->data + std::size_t(g) * rank * oa.weight->row_bytes, rank, gd,
-             act_rows{all_heads.data + std::size_t(g) * seg_bytes, all_heads.row_bytes}, low.data + std::size_t(g) * rank,
-             low.stride, n);
+    const act_rows all_heads = plan.fuse_launches ? quantize_for(ex, oa, heads.data, heads.stride, heads_q8, groups * gd, n) : act_rows{};
+    for (int g = 0; g < groups; ++g) {
+      const act_rows segment = plan.fuse_launches  // unfused: each group's segment quantized alone, into the stage's start
+                                   ? act_rows{all_heads.data + std::size_t(g) * seg_bytes, all_heads.row_bytes}
+                                   : quantize_for(ex, oa, heads.data + std::size_t(g) * gd, heads.stride, heads_q8, gd, n);
+      qmv_on(ex, oa, oa.weight->data + std::size_t(g) * rank * oa.weight->row_bytes, rank, gd, segment,
+             low.data + std::size_t(g) * rank, low.stride, n);
+    }
     matmul(ex, bp.at(ds4_role::attn_output_b), low, bytes_of(ws, stage::low_q8), f32_of(ws, stage::sublayer_out), n);  // O4–O5
   }
   hc_post(ex, plan, b, ws, n);                                                                  // O6

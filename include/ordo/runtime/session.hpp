@@ -40,6 +40,10 @@ struct session_options {
   std::string order = "ls32";  // the reduction order of every row reduction
   alloc_policy alloc;          // gpu: memory managed (default) or pinned; host means managed
   executor_kind executor = executor_kind::cpu;
+  /// qmv calls that read one stage share one quantization, and same-input groups run as one qmv
+  /// (layer_step.hpp): fewer launches, the same bits. false: one quantization and one qmv a call,
+  /// as before, so `ordo bench --unfused` can measure what that saves.
+  bool fuse_launches = true;
 };
 
 /// What prefill also hands back per row when asked (the speculative verifier, the MTP catch-up

@@ -108,6 +108,7 @@ struct step_plan {
   std::optional<block_plan> mtp;
   family_entries families;
   std::vector<pending_call> pending;
+  bool fuse_launches = true;  // session_options::fuse_launches
   /// Distinct spec names resolved (for reports and tests).
   std::vector<std::string> resolved_specs() const;
   /// Throws std::runtime_error listing the pending calls when there are any.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,11 +112,20 @@ uint64_t runs(const block_weights& b) {
   return n;
 }
 
-uint64_t qmv_launches(const launch_profile& p) {
+/// Group members present in block b.
+uint64_t members(const block_weights& b) {
   uint64_t n = 0;
-  for (const auto& l : p.lines()) n += l.kind.rfind("qmv.", 0) == 0 ? l.launches : 0;
+  for (auto group : same_input_groups)
+    for (ds4_role r : group) n += b.find(r) ? 1 : 0;
   return n;
 }
+
+uint64_t launches_of(const launch_profile& p, std::string_view kind_prefix) {
+  uint64_t n = 0;
+  for (const auto& l : p.lines()) n += l.kind.rfind(kind_prefix, 0) == 0 ? l.launches : 0;
+  return n;
+}
+uint64_t qmv_launches(const launch_profile& p) { return launches_of(p, "qmv."); }
 
 TEST(weight_placement, a_placed_copy_runs_each_group_as_one_qmv_with_the_bits_of_the_mapping) {
   const placed_tiny m;
@@ -142,6 +152,32 @@ TEST(weight_placement, a_placed_copy_runs_each_group_as_one_qmv_with_the_bits_of
   EXPECT_GE(fewer_per_step, h.n_layer) << "q_a and kv lie apart in the file";
   const uint64_t steps = 3 + 6;  // the prompt's chunks of 8, 8 and 5, then 6 decodes
   EXPECT_EQ(qmv_launches(pm) - qmv_launches(pp), fewer_per_step * steps);
+}
+
+// session_options::fuse_launches off (`ordo bench --unfused`, the A/B of what fusing saves): every
+// group member its own qmv and every call its own quantization, with the same bits.
+TEST(weight_placement, unfused_launches_give_the_same_bits_with_more_launches) {
+  const placed_tiny m;
+  const model::ds4_hparams& h = m.mapped.hparams();
+  session_options o;
+  o.ctx = 256;
+  session fused(m.mapped, m.placed, o);
+  o.fuse_launches = false;
+  session unfused(m.mapped, m.placed, o);
+  launch_profile pf, pu;
+  fused.profile(&pf);
+  unfused.profile(&pu);
+  const auto prompt = test::prompt_tokens(21, h.n_vocab);
+  EXPECT_EQ(std::memcmp(fused.prefill(prompt, 8).data(), unfused.prefill(prompt, 8).data(), h.n_vocab * sizeof(float)), 0);
+  for (int32_t token : test::prompt_tokens(3, h.n_vocab)) {
+    const auto a = fused.decode(token), b = unfused.decode(token);
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), h.n_vocab * sizeof(float)), 0);
+  }
+  uint64_t more_per_step = 0;
+  for (uint32_t il = 0; il < h.n_layer; ++il) more_per_step += members(m.placed.layer(il)) - runs(m.placed.layer(il));
+  const uint64_t steps = 3 + 3;  // the prompt's chunks of 8, 8 and 5, then 3 decodes
+  EXPECT_EQ(qmv_launches(pu) - qmv_launches(pf), more_per_step * steps);
+  EXPECT_GT(launches_of(pu, "quantize_rows."), launches_of(pf, "quantize_rows.")) << "every call quantizes its own input";
 }
 
 }  // namespace

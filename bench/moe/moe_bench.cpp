@@ -8,10 +8,10 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at tiers 1, 2, 4 and 8 (and a few at tier 16), to choose the preset's. They run the same operations in the
-// same order, so only speed may differ: each variant's step output is compared bit for bit with
-// the preset's on the same routing at each tier, and a difference fails the run (exit 1). The GPU
-// tests check the preset's against the CPU executor.
+// preset's, at tiers 1, 2, 4, 6 and 8 (and a few at tier 16), to choose the preset's. They run
+// the same operations in the same order, so only speed may differ: each variant's step output is
+// compared bit for bit with the preset's on the same routing at each tier, and a difference fails
+// the run (exit 1). The GPU tests check the preset's against the CPU executor.
 // --tiers limits every table (and the variants) to those tiers, e.g. for a profiler run of one.
 // --passes also times each tier's gate_up launch (the streamed pass 0 and the quantize pass) and
 // its down launch alone, back to back, to say which pass a step's time is in.
@@ -27,6 +27,7 @@
 // bytes at the copy bandwidth (the 1 GiB device-to-device memcpy's read + write bytes per second,
 // measured here, now). Time: GPU events over N back-to-back steps / N, the median of 3 batches.
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,49 +53,49 @@ namespace {
 /// down output rows per item, CTAs an SM must hold (caps the registers), whether window_terms'
 /// Granular statement runs where it can (streaming.hpp config::granular), its loop order (RO: 1
 /// rows outermost, 0 pairs outermost, -1 the preset's choice by registers), the chunk window's
-/// unrolled steps (CU); gate_up deals its items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9
+/// unrolled steps (CU), the KB of shared memory down may stage mid_act in (MidKB; the preset's 64
+/// stages tiers 1-4); gate_up deals its items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9
 /// measured round-robin slower).
-template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1>
+template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1, int MidKB = 64>
 struct variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
   static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M, moe_rows_outer = RO, moe_chunk_step_unroll = CU;
+  static constexpr std::size_t moe_mid_act_budget = std::size_t(MidKB) * 1024;
   static constexpr bool moe_boustrophedon = true, moe_streaming_granular = G;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
   static std::string name() {
     return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(DS) + "/" + std::to_string(GR) + "/" +
            std::to_string(DR) + "/" + std::to_string(M) + (G ? " granular" : "") +
-           (RO < 0 ? "" : RO ? " rows-outer" : " pairs-outer") + (CU == 1 ? "" : " chunk-unroll " + std::to_string(CU));
+           (RO < 0 ? "" : RO ? " rows-outer" : " pairs-outer") + (CU == 1 ? "" : " chunk-unroll " + std::to_string(CU)) +
+           (MidKB == 64 ? "" : " mid_act " + std::to_string(MidKB) + " KB");
   }
 };
-/// mxfp4: the preset's narrow shape (tiers 1-8) as the preset builds it, with the window's old loop
-/// order (pairs outermost at every tier; session 13 made rows outermost where that holds fewer
-/// registers), without the Granular statement, with gate_up items of 4 output rows (one CTA an SM),
-/// with down items of 4 rows; and the wide shape (session 12 measured 3 and 4 ring stages for both
-/// passes and both shapes: no faster; docs/PERFORMANCE.md).
-using mxfp4_variants =
-    ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, 0>, variant<8, 2, 2, 2, 2, 2, false>,
-                          variant<8, 2, 2, 4, 2, 1, true>, variant<8, 2, 2, 2, 4, 2, true>, variant<16, 2, 2, 1, 1, 1, false>>;
-/// q2: the narrow (tier 1) and the wide shape (tiers >= 2), each with the chunk window's 8 steps a
-/// loop (session 13's default: with the single walk, the kernels' code 1.9-3.5x smaller) and
-/// unrolled (before).
-using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 8>,
-                                          variant<16, 2, 2, 1, 1, 1, true>, variant<16, 2, 2, 1, 1, 1, true, -1, 8>>;
+/// mxfp4 at tiers 1-8: the preset's narrow shape, with down's mid_act staged up to 32 KB (tiers
+/// 1-2: the preset until session 15) and up to 160 KB (tiers 1-5, one CTA an SM above 4), and with
+/// gate_up items of 4 output rows and one CTA an SM (session 15 on the H100: 483.9 µs at tier 8
+/// against 511.8). Session 15 dropped down items of 4 rows and the wide shape (slower at every
+/// tier it ran), the window's pairs outermost and the narrow shape without the Granular statement
+/// (each within 1.5 µs of the preset at tiers 1-2) (docs/PERFORMANCE.md; session 12: 3 and 4
+/// ring stages no faster).
+using mxfp4_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 32>,
+                                             variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160>, variant<8, 2, 2, 4, 2, 1, true>>;
+/// q2: the narrow (tier 1) and the wide shape (tiers >= 2); the chunk window's 8 steps unrolled
+/// lost at every tier in session 15 (the loop is the default since session 13).
+using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<16, 2, 2, 1, 1, 1, true>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =
     std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants,
                        std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants, ordo::meta::type_list<>>>;
-using variant_tiers = std::integer_sequence<int, 1, 2, 4, 8>;
-/// Tier 16 (the preset's wide shape took 4.1x llama.cpp's step there, session 12): the wide shape
-/// with the Granular statement, and 8 warps with one CTA an SM (up to 255 registers a thread) with
-/// items of one and of two output rows.
-using mxfp4_variants16 = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, true>, variant<8, 2, 2, 1, 1, 1, false>,
-                                               variant<8, 2, 2, 2, 2, 1, false>>;
-using q2_variants16 = ordo::meta::type_list<variant<8, 2, 2, 1, 1, 1, false>, variant<8, 2, 2, 2, 2, 1, false>>;
+using variant_tiers = std::integer_sequence<int, 1, 2, 4, 6, 8>;
+/// mxfp4 at tier 16, where the preset is the narrow shape with one CTA an SM (session 15: 1152 µs
+/// against 1338 for the wide shape, 1554 for 8 warps of 1-row items): the wide shape, and the
+/// narrow one with gate_up items of 4 rows and with down items of 4 rows. q2 has none (8 warps
+/// with one CTA an SM lost to its wide preset: 3610 and 3957 µs against 2651).
+using mxfp4_variants16 = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, false>, variant<8, 2, 2, 4, 2, 1, false>,
+                                               variant<8, 2, 2, 2, 4, 1, false>>;
 template <class L>
-using variants16_of =
-    std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants16,
-                       std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants16, ordo::meta::type_list<>>>;
+using variants16_of = std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants16, ordo::meta::type_list<>>;
 
 using namespace ordo;
 

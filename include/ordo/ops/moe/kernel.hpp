@@ -6,7 +6,7 @@
 ///   (rows · n_used) plus the shared expert; a CTA past the problem's units does nothing. For each
 ///   pass of ≤ R pairs, each output row's gate and up projections (one warp per weight row, qmv's
 ///   window staging or chunk-cooperative arrangement, and combine), then mid = SwiGLU·w. Pass 1:
-///   CTA = (unit, chunk of mid_chunk<L> rows): every pair's chunk of mid quantized into the down
+///   a warp per (pair, chunk of mid_chunk<L> rows): the pair's chunk of mid quantized into the down
 ///   activation blocks. Each element's arithmetic is the one-CTA-per-chunk arrangement's; only who
 ///   computes it changed, so the bits did not.
 /// down: work item / CTA rows = output rows of n_embd (one warp per row, as qmv), each visiting
@@ -54,6 +54,8 @@ struct kernel {
 
   ORDO_HD static long units_max(const problem& p) { return long(p.rows) * p.n_used + 1; }
   ORDO_HD static long chunks(const problem& p) { return p.n_ff / chunk; }
+  /// gate_up pass 1's items on the GPU: (pair slot, chunk) of every row's n_used + 1 slots.
+  ORDO_HD static long quantize_items(const problem& p) { return long(p.rows) * (p.n_used + 1) * chunks(p); }
 
   // ---- CPU executor
   static constexpr int lanes = 1;
@@ -181,10 +183,9 @@ struct kernel {
   template <class F>
   static constexpr int slice_rows = warps * rows_per_warp<F>;
   ORDO_HD static long slices(const problem& p, int rows) { return (long(p.n_ff) + rows - 1) / rows; }
-  /// Pass 1's per-warp staging: one chunk of a pair's mid and its blocks in activation A.
+  /// Pass 1's per-warp staging: the blocks of one chunk in activation A.
   template <class A>
-  static constexpr std::size_t quantize_stage_bytes =
-      std::size_t(chunk) * sizeof(float) + std::size_t(chunk / A::block_elems) * sizeof(typename A::block);
+  static constexpr std::size_t quantize_stage_bytes = std::size_t(chunk / A::block_elems) * sizeof(typename A::block);
   static constexpr std::size_t stage =
       round16(P == phase::gate_up ? max2(max2(stage_bytes<GU, Policy>, stage_bytes<S, Policy>),
                                          max2(quantize_stage_bytes<typename D::activation>,
@@ -194,11 +195,11 @@ struct kernel {
   static constexpr std::size_t part_bytes = P == phase::down ? std::size_t(warps) * R * slots_per_row * sizeof(float) : 0;
   static constexpr std::size_t shared_bytes = units_bytes + std::size_t(warps) * stage + part_bytes;
   /// gate_up pass 0: the shared expert's slices, then every possible routed unit's (a CTA past
-  /// the problem's units leaves); pass 1: (unit, chunk). down: output rows, `warps` per CTA.
+  /// the problem's units leaves); pass 1: a warp per (pair, chunk). down: output rows, `warps` per CTA.
   static unsigned grid(const problem& p, int pass) {
     if constexpr (P == phase::gate_up)
       return unsigned(pass == 0 ? slices(p, slice_rows<S>) + (units_max(p) - 1) * slices(p, slice_rows<GU>)
-                                : units_max(p) * chunks(p));
+                                : (quantize_items(p) + warps - 1) / warps);
     else
       return unsigned((p.n_embd + warps - 1) / warps);
   }
@@ -323,55 +324,46 @@ struct kernel {
                             p.up.data + e * p.up.expert_bytes, p.up.row_bytes, stage_mem, coop);
   }
 
-  /// gate_up pass 1 for unit u, chunk c: each pair's chunk of mid (written by pass 0) staged in the
-  /// warp's shared memory, quantized there (q8_k, q8_32: the warp per block, quantize_warp.hpp; others:
-  /// A::quantize, one lane per block, as quantize_chunk), and its blocks copied to mid_act. Warps take pairs in rounds (the barriers are uniform).
+  /// gate_up pass 1: one warp an item (pair, chunk of mid), items strided over every warp of the
+  /// grid. A pair in a unit (the shared slot of every row; a routed slot whose expert id is in
+  /// range: the pairs build_units keeps) has its chunk of mid (written by pass 0) quantized into
+  /// its activation blocks (q8_k, q8_32: the warp per block, quantize_warp.hpp; others:
+  /// A::quantize, one lane per block, as quantize_chunk) in the warp's shared memory, then copied
+  /// bytewise to mid_act (whose rows need no alignment). A block's bytes are a function of its
+  /// floats alone, so who quantizes it changes no bit. No unit list: one CTA per (unit, chunk),
+  /// each building the list, was 6208 CTAs and 139 µs of the mxfp4 step at 16 rows on the H100
+  /// (session 15, ncu).
   template <class A>
-  ORDO_DEVICE static void quantize_pairs_device(const problem& p, const unit_list<R>& ul, int u, int c,
-                                                std::byte* stage_mem) {
+  ORDO_DEVICE static void quantize_pair_chunk(const problem& p, std::size_t s, int c, int lane, std::byte* stage_mem) {
     using block = typename A::block;
     constexpr int n_blocks = chunk / A::block_elems;
     constexpr int out_bytes = n_blocks * int(sizeof(block));
-    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-    auto* xs = reinterpret_cast<float*>(stage_mem);                                // [chunk]
-    auto* qb = reinterpret_cast<block*>(stage_mem + std::size_t(chunk) * sizeof(float));  // [n_blocks]
-    const int n_pairs = unit_pair_count(ul, p, u);
-    for (int j0 = 0; j0 < n_pairs; j0 += warps) {
-      const int j = j0 + warp;
-      const bool pair_live = j < n_pairs;
-      const std::size_t s = pair_live ? slot_index(p, unit_pair(ul, p, u, j)) : 0;
-      if (pair_live) {
-        const float* src = p.mid + s * p.mid_stride + std::size_t(c) * chunk;
-        for (int e = lane; e < chunk; e += 32) xs[e] = src[e];
-      }
-      __syncthreads();
-      if constexpr (std::is_same_v<A, quant::q8_k>) {
-        if (pair_live)
-          for (int b = 0; b < n_blocks; ++b) quantize_q8_k_warp(xs + b * A::block_elems, qb[b], lane);
-      } else if constexpr (std::is_same_v<A, quant::q8_32>) {
-        if (pair_live)
-          for (int b = 0; b < n_blocks; ++b) quantize_rows::quantize_q8_32_warp(xs + b * A::block_elems, qb[b], lane);
-      } else {
-        if (pair_live)
-          for (int b = lane; b < n_blocks; b += 32) A::quantize(xs + b * A::block_elems, qb[b]);
-      }
-      __syncthreads();
-      if (pair_live) {
-        const auto* q = reinterpret_cast<const std::byte*>(qb);
-        std::byte* dst = p.mid_act + s * p.mid_act_row_bytes + std::size_t(c) * std::size_t(out_bytes);
-        for (int e = lane; e < out_bytes; e += 32) dst[e] = q[e];
-      }
-      __syncthreads();
+    const float* src = p.mid + s * p.mid_stride + std::size_t(c) * chunk;
+    auto* qb = reinterpret_cast<block*>(stage_mem);  // [n_blocks]
+    if constexpr (std::is_same_v<A, quant::q8_k> || std::is_same_v<A, quant::q8_32>) {
+      for (int b = 0; b < n_blocks; ++b) quantize_rows::quantize_block_warp<A>(src + b * A::block_elems, qb[b], lane);
+    } else {
+      for (int b = lane; b < n_blocks; b += 32) A::quantize(src + b * A::block_elems, qb[b]);
     }
+    warp_barrier();  // every lane's bytes are in place before the copy reads them
+    const auto* q = reinterpret_cast<const std::byte*>(qb);
+    std::byte* dst = p.mid_act + s * p.mid_act_row_bytes + std::size_t(c) * std::size_t(out_bytes);
+    for (int e = lane; e < out_bytes; e += 32) dst[e] = q[e];
+    warp_barrier();  // the copy has read the stage before the warp's next item rewrites it
   }
-
-  ORDO_DEVICE static void quantize_chunk_device(const problem& p, const unit_list<R>& ul, std::byte* stage_mem) {
-    const int u = int(blockIdx.x / unsigned(chunks(p))), c = int(blockIdx.x % unsigned(chunks(p)));
-    if (u > ul.n_units) return;  // the whole CTA leaves together
-    if (u == 0)
-      quantize_pairs_device<typename S::activation>(p, ul, 0, c, stage_mem);
-    else
-      quantize_pairs_device<typename D::activation>(p, ul, u, c, stage_mem);
+  ORDO_DEVICE static void quantize_mid_device(const problem& p, std::byte* stage_mem) {
+    const int lane = int(threadIdx.x) % 32;
+    const long first = long(blockIdx.x) * warps + int(threadIdx.x) / 32, stride = long(gridDim.x) * warps;
+    for (long item = first; item < quantize_items(p); item += stride) {  // per warp: uniform
+      const int c = int(item % chunks(p)), slot = int(item / chunks(p));
+      const int i = slot / (p.n_used + 1), k = slot % (p.n_used + 1);
+      if (k == p.n_used) {
+        quantize_pair_chunk<typename S::activation>(p, std::size_t(slot), c, lane, stage_mem);
+      } else {
+        const int e = Steps::expert_of(p, i, k);
+        if (e >= 0 && e < p.n_expert) quantize_pair_chunk<typename D::activation>(p, std::size_t(slot), c, lane, stage_mem);
+      }
+    }
   }
 
   /// down: the CTA's output rows (one per warp), each visiting every unit; a pair's partial lands in
@@ -425,15 +417,17 @@ struct kernel {
     qmv::dependent_launch::allow_dependents();
     qmv::dependent_launch::wait_for_predecessor();
 #endif
-    auto& ul = *reinterpret_cast<unit_list<R>*>(shared);
     std::byte* stage_mem = shared + units_bytes + std::size_t(int(threadIdx.x) / 32) * stage;
-    build_units_cta<Steps, R>(p, ul);
-    if constexpr (P == phase::down)
-      down_rows_device(p, ul, shared, stage_mem);
-    else if constexpr (I == 0)
-      gate_up_slice_device(p, ul, stage_mem);
-    else
-      quantize_chunk_device(p, ul, stage_mem);
+    if constexpr (P == phase::gate_up && I == 1) {
+      quantize_mid_device(p, stage_mem);  // needs no unit list
+    } else {
+      auto& ul = *reinterpret_cast<unit_list<R>*>(shared);
+      build_units_cta<Steps, R>(p, ul);
+      if constexpr (P == phase::down)
+        down_rows_device(p, ul, shared, stage_mem);
+      else
+        gate_up_slice_device(p, ul, stage_mem);
+    }
   }
 #endif
 };

@@ -116,9 +116,9 @@ inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
 /// output rows a gate_up and a down item (a Policy may override each field by the member named
 /// in its comment; no preset does). The wide shape (16 warps a CTA, 2 stages, one output row a
 /// gate_up and a down item) replaces it
-/// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tier
-/// 16, tier 8 unless the slots are packed (the mxfp4 layout's narrow shape took 525 µs at tier 8
-/// against 577 wide, session 12), and tiers >= 2 of layouts with chunk formats (whose window
+/// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
+/// 8 and 16 unless the slots are packed (the mxfp4 layout's narrow shape took 525 µs at tier 8
+/// against 577 wide, session 12; at 16, one narrow CTA an SM 1152 against 1338, session 15), and tiers >= 2 of layouts with chunk formats (whose window
 /// statement holds per-pair integer sums too); bench/moe --variants measured both
 /// (docs/PERFORMANCE.md, sessions 8, 9 and 12: the q2 layout at tier 2 took 167 µs wide against
 /// 194 narrow). A Policy
@@ -130,8 +130,12 @@ struct config {
   static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
   static constexpr bool wide = [] {
     if constexpr (requires { Policy::moe_streaming_fixed_shape; }) return false;
-    else return R >= 16 || (R >= 8 && !packed) || (R >= 2 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
+    else return (R >= 8 && !packed) || (R >= 2 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
   }();
+  /// The narrow shape at 16 rows (packed slots: the mxfp4 layout) holds 2 · 2 · 16 accumulators a
+  /// thread in gate_up: one CTA an SM, so up to 255 registers (bench/moe variants, session 15 on
+  /// the H100: 1152 µs a step against 1338 wide, the same bits).
+  static constexpr bool narrow_alone = !wide && R >= 16;
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
     if constexpr (wide) return 16;
     else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
@@ -158,11 +162,11 @@ struct config {
   }();
   static constexpr int min_ctas = [] {  // gate_up's CTAs an SM must hold (caps registers): moe_streaming_min_ctas
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return !wide && (R <= 2 || packed) ? 2 : 1;  // where 2 narrow CTAs fit an SM's shared memory: tiers 1–2, or 2 stages
+    else return !wide && !narrow_alone && (R <= 2 || packed) ? 2 : 1;  // where 2 narrow CTAs fit an SM's shared memory: tiers 1–2, or 2 stages
   }();
   static constexpr int down_min_ctas = [] {  // down's (its rings are half gate_up's: 2 narrow CTAs fit at every tier)
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return !wide ? 2 : 1;
+    else return !wide && !narrow_alone ? 2 : 1;
   }();
   /// Whether gate_up deals its items boustrophedon (item_deal.hpp) or round-robin: moe_boustrophedon;
   /// by default boustrophedon where the shared items are the heavier (int8-block routed formats).
@@ -196,6 +200,14 @@ struct config {
   static constexpr int chunk_step_unroll = [] {
     if constexpr (requires { Policy::moe_chunk_step_unroll; }) return int(Policy::moe_chunk_step_unroll);
     else return 1;
+  }();
+  /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
+  /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims, with two CTAs an SM: down at
+  /// one and two rows (staged) ran at 1.75 and 1.68 TB/s of weights, at three (from global
+  /// memory) 1.19 (session 15, H100, --passes); 32 KB (tiers 1-2) until session 15.
+  static constexpr std::size_t mid_act_budget = [] {
+    if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
+    else return std::size_t(64) * 1024;
   }();
   /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
   static constexpr bool bulk = [] {
@@ -263,16 +275,14 @@ inline constexpr bool shared_arrangement_differs = [] {
   if constexpr (int8_blocks<GU> && int8_blocks<S>) return qmv::int8_decoder<GU>::arranges_x != qmv::int8_decoder<S>::arranges_x;
   else return false;
 }();
-/// The most shared memory a down CTA spends on staged mid_act rows (see stage_mid_act).
-inline constexpr std::size_t staged_mid_act_budget = 32 * 1024;
 /// Whether the down pass stages every pair's mid_act row in shared memory (once per CTA; int8-block
-/// formats, where they fit the budget: tiers 1–2 at DS4's dims), each row in the arrangement of
-/// the decoder that reads it (the shared slot's, the routed slots'), instead of loading each
-/// window's blocks from global memory per pair.
+/// formats, where they fit `budget` bytes, config::mid_act_budget: tiers 1–4 at DS4's dims by
+/// default), each row in the arrangement of the decoder that reads it (the shared slot's, the
+/// routed slots'), instead of loading each window's blocks from global memory per pair.
 template <class D, class S, int R>
-ORDO_HD inline bool stage_mid_act(const problem& p) {
+ORDO_HD inline bool stage_mid_act(const problem& p, std::size_t budget) {
   if constexpr (int8_blocks<D> && int8_blocks<S> && D::dot_elems == S::dot_elems)
-    return staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems) <= staged_mid_act_budget;
+    return staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems) <= budget;
   else return false;
 }
 template <class GU, class S>
@@ -652,7 +662,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   // this warp's partials: [RW][R][slots_per_row]; then, where staged, the pairs' mid_act rows
   auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(warp) * RW;
   std::byte* mid = mem.after_rings + down_partial_bytes<R, warps, RW>;
-  const bool staged = stage_mid_act<D, S, R>(p);
+  const bool staged = stage_mid_act<D, S, R>(p, cfg::mid_act_budget);
   const int nb_mid = p.n_ff / D::dot_elems;
   auto* mid_qs = reinterpret_cast<uint4*>(mid);
   auto* mid_d = reinterpret_cast<float*>(mid + std::size_t(p.rows) * (p.n_used + 1) * nb_mid * 32);
@@ -830,7 +840,7 @@ inline std::size_t down_smem(const problem& p) {
   using S = typename L::shared;
   std::size_t mid = 0;
   if constexpr (int8_blocks<D>)
-    if (stage_mid_act<D, S, R>(p)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
+    if (stage_mid_act<D, S, R>(p, cfg::mid_act_budget)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
   return cta_head_bytes<R, cfg::warps, cfg::down_stages> + std::size_t(cfg::warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
          down_partial_bytes<R, cfg::warps, cfg::down_rows> + mid;
 }

@@ -54,10 +54,11 @@ namespace {
 /// Granular statement runs where it can (streaming.hpp config::granular), its loop order (RO: 1
 /// rows outermost, 0 pairs outermost, -1 the preset's choice by registers), the chunk window's
 /// unrolled steps (CU), the KB of shared memory down may stage mid_act in (MidKB; the preset's 64
-/// stages tiers 1-4); gate_up deals its items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9
-/// measured round-robin slower).
-template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1, int MidKB = 64>
+/// stages tiers 1-4), down's warps a CTA and CTAs an SM (DW, DM; 0: W and M); gate_up deals its
+/// items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower).
+template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1, int MidKB = 64, int DW = 0, int DM = 0>
 struct variant : ordo::tune::preset::qmv::policy {
+  static constexpr int moe_down_warps = DW ? DW : W, moe_down_min_ctas = DM ? DM : M;
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
   static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M, moe_rows_outer = RO, moe_chunk_step_unroll = CU;
   static constexpr std::size_t moe_mid_act_budget = std::size_t(MidKB) * 1024;
@@ -67,18 +68,21 @@ struct variant : ordo::tune::preset::qmv::policy {
     return std::to_string(W) + "/" + std::to_string(S) + "/" + std::to_string(DS) + "/" + std::to_string(GR) + "/" +
            std::to_string(DR) + "/" + std::to_string(M) + (G ? " granular" : "") +
            (RO < 0 ? "" : RO ? " rows-outer" : " pairs-outer") + (CU == 1 ? "" : " chunk-unroll " + std::to_string(CU)) +
-           (MidKB == 64 ? "" : " mid_act " + std::to_string(MidKB) + " KB");
+           (MidKB == 64 ? "" : " mid_act " + std::to_string(MidKB) + " KB") +
+           (DW || DM ? " down " + std::to_string(moe_down_warps) + " warps/" + std::to_string(moe_down_min_ctas) : "");
   }
 };
 /// mxfp4 at tiers 1-8: the preset's narrow shape, with down's mid_act staged up to 32 KB (tiers
-/// 1-2: the preset until session 15) and up to 160 KB (tiers 1-5, one CTA an SM above 4), and with
-/// gate_up items of 4 output rows and one CTA an SM (session 15 on the H100: 483.9 µs at tier 8
-/// against 511.8). Session 15 dropped down items of 4 rows and the wide shape (slower at every
+/// 1-2: the preset until session 15) and up to 160 KB (tiers 1-8, one CTA an SM above 4; with 8
+/// and with 16 down warps), and with gate_up items of 4 output rows and one CTA an SM (session 15
+/// on the H100: 483.9 µs at tier 8 against 511.8). Session 15 dropped down items of 4 rows and the wide shape (slower at every
 /// tier it ran), the window's pairs outermost and the narrow shape without the Granular statement
 /// (each within 1.5 µs of the preset at tiers 1-2) (docs/PERFORMANCE.md; session 12: 3 and 4
 /// ring stages no faster).
-using mxfp4_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 32>,
-                                             variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160>, variant<8, 2, 2, 4, 2, 1, true>>;
+using mxfp4_variants =
+    ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 32>,
+                          variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160, 16, 1>,
+                          variant<8, 2, 2, 4, 2, 1, true>>;
 /// q2: the narrow (tier 1) and the wide shape (tiers >= 2); the chunk window's 8 steps unrolled
 /// lost at every tier in session 15 (the loop is the default since session 13).
 using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<16, 2, 2, 1, 1, 1, true>>;
@@ -90,10 +94,10 @@ using variants_of =
 using variant_tiers = std::integer_sequence<int, 1, 2, 4, 6, 8>;
 /// mxfp4 at tier 16, where the preset is the narrow shape with one CTA an SM (session 15: 1152 µs
 /// against 1338 for the wide shape, 1554 for 8 warps of 1-row items): the wide shape, and the
-/// narrow one with gate_up items of 4 rows and with down items of 4 rows. q2 has none (8 warps
+/// narrow one with gate_up items of 4 rows, with down items of 4 rows, and with 16 down warps. q2 has none (8 warps
 /// with one CTA an SM lost to its wide preset: 3610 and 3957 µs against 2651).
 using mxfp4_variants16 = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, false>, variant<8, 2, 2, 4, 2, 1, false>,
-                                               variant<8, 2, 2, 2, 4, 1, false>>;
+                                               variant<8, 2, 2, 2, 4, 1, false>, variant<8, 2, 2, 2, 2, 1, false, -1, 1, 64, 16, 1>>;
 template <class L>
 using variants16_of = std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants16, ordo::meta::type_list<>>;
 

@@ -164,8 +164,13 @@ struct config {
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
     else return !wide && !narrow_alone && (R <= 2 || packed) ? 2 : 1;  // where 2 narrow CTAs fit an SM's shared memory: tiers 1–2, or 2 stages
   }();
+  static constexpr int down_warps = [] {  // down's warps per CTA: moe_down_warps (by default gate_up's)
+    if constexpr (requires { Policy::moe_down_warps; }) return int(Policy::moe_down_warps);
+    else return warps;
+  }();
   static constexpr int down_min_ctas = [] {  // down's (its rings are half gate_up's: 2 narrow CTAs fit at every tier)
-    if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
+    if constexpr (requires { Policy::moe_down_min_ctas; }) return int(Policy::moe_down_min_ctas);
+    else if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
     else return !wide && !narrow_alone ? 2 : 1;
   }();
   /// Whether gate_up deals its items boustrophedon (item_deal.hpp) or round-robin: moe_boustrophedon;
@@ -643,7 +648,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
 
 /// down, streamed. Work item = cfg::down_rows output rows: every pass of every unit.
 template <class Kernel>
-__global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::warps * 32,
+__global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::down_warps * 32,
                                     config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::down_min_ctas)
     down_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
@@ -652,7 +657,7 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
   using S = typename L::shared;
   using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
   constexpr int R = Kernel::tier, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
-  constexpr int warps = cfg::warps, stages = cfg::down_stages;
+  constexpr int warps = cfg::down_warps, stages = cfg::down_stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
@@ -841,8 +846,9 @@ inline std::size_t down_smem(const problem& p) {
   std::size_t mid = 0;
   if constexpr (int8_blocks<D>)
     if (stage_mid_act<D, S, R>(p, cfg::mid_act_budget)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
-  return cta_head_bytes<R, cfg::warps, cfg::down_stages> + std::size_t(cfg::warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
-         down_partial_bytes<R, cfg::warps, cfg::down_rows> + mid;
+  return cta_head_bytes<R, cfg::down_warps, cfg::down_stages> +
+         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
+         down_partial_bytes<R, cfg::down_warps, cfg::down_rows> + mid;
 }
 
 /// Whether the streamed passes can read p: every weight tensor 16-byte aligned with rows (and
@@ -904,8 +910,8 @@ bool launch_down(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
   using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
   if (!fits<L>(p)) return false;
-  return launch_persistent<&down_kernel<Kernel>, cfg::warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
-                                                             down_smem<L, Kernel::tier, typename Kernel::policy>(p), stream);
+  return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
+                                                                  down_smem<L, Kernel::tier, typename Kernel::policy>(p), stream);
 }
 #endif
 

@@ -74,15 +74,17 @@ struct variant : ordo::tune::preset::qmv::policy {
 };
 /// mxfp4 at tiers 1-8: the preset's narrow shape, with down's mid_act staged up to 32 KB (tiers
 /// 1-2: the preset until session 15) and up to 160 KB (tiers 1-8, one CTA an SM above 4; with 8
-/// and with 16 down warps), and with gate_up items of 4 output rows and one CTA an SM (session 15
-/// on the H100: 483.9 µs at tier 8 against 511.8). Session 15 dropped down items of 4 rows and the wide shape (slower at every
+/// and with 16 down warps), with gate_up items of 4 output rows and one CTA an SM (session 15 on
+/// the H100: 483.9 µs at tier 8 against 511.8), and as one CTA of 16 warps an SM (from tier 5,
+/// gate_up's rings and its two staged x copies, 117-144 KB a CTA, leave room for one 8-warp CTA
+/// an SM: 16 warps share the x copies in 215 KB at tier 8). Session 15 dropped down items of 4 rows and the wide shape (slower at every
 /// tier it ran), the window's pairs outermost and the narrow shape without the Granular statement
 /// (each within 1.5 µs of the preset at tiers 1-2) (docs/PERFORMANCE.md; session 12: 3 and 4
 /// ring stages no faster).
 using mxfp4_variants =
     ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 32>,
                           variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160, 16, 1>,
-                          variant<8, 2, 2, 4, 2, 1, true>>;
+                          variant<8, 2, 2, 4, 2, 1, true>, variant<16, 2, 2, 2, 2, 1, true>>;
 /// q2: the narrow (tier 1) and the wide shape (tiers >= 2); the chunk window's 8 steps unrolled
 /// lost at every tier in session 15 (the loop is the default since session 13).
 using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<16, 2, 2, 1, 1, 1, true>>;

@@ -8,7 +8,7 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at tiers 1, 2, 4, 6 and 8 (and a few at tier 16), to choose the preset's. They run
+// preset's, at tiers 2, 3, 4, 6 and 8 (and any at tier 16), to choose the preset's. They run
 // the same operations in the same order, so only speed may differ: each variant's step output is
 // compared bit for bit with the preset's on the same routing at each tier, and a difference fails
 // the run (exit 1). The GPU tests check the preset's against the CPU executor.
@@ -72,36 +72,28 @@ struct variant : ordo::tune::preset::qmv::policy {
            (DW || DM ? " down " + std::to_string(moe_down_warps) + " warps/" + std::to_string(moe_down_min_ctas) : "");
   }
 };
-/// mxfp4 at tiers 1-8: the preset's narrow shape, with down's mid_act staged up to 32 KB (tiers
-/// 1-2: the preset until session 15) and up to 160 KB (tiers 1-8, one CTA an SM above 4; with 8
-/// and with 16 down warps), with gate_up items of 4 output rows and one CTA an SM (session 15 on
-/// the H100: 483.9 µs at tier 8 against 511.8), and as one CTA of 16 warps an SM (from tier 5,
-/// gate_up's rings and its two staged x copies, 117-144 KB a CTA, leave room for one 8-warp CTA
-/// an SM: 16 warps share the x copies in 215 KB at tier 8). Session 15 dropped down items of 4 rows and the wide shape (slower at every
-/// tier it ran), the window's pairs outermost and the narrow shape without the Granular statement
-/// (each within 1.5 µs of the preset at tiers 1-2) (docs/PERFORMANCE.md; session 12: 3 and 4
-/// ring stages no faster).
+/// mxfp4: the shapes the preset had before session 15's call 2 (narrow: 8 warps, two CTAs an SM,
+/// mid_act staged up to 64 KB), narrow16 (the preset at tiers 4-8 since: 16 warps as one CTA an
+/// SM, mid_act up to 160 KB) at every variant tier, to see whether tiers 2-3 want it too, and
+/// narrow16 with 64 KB (what the 160 KB budget adds at 6 and 8). Earlier lists and what they
+/// measured are in docs/PERFORMANCE.md (session 15: gate_up items of 4 rows, down items of 4
+/// rows, the wide shape, the window's pairs outermost, 32 KB; session 12: 3 and 4 ring stages).
 using mxfp4_variants =
-    ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 32>,
-                          variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160>, variant<8, 2, 2, 2, 2, 2, true, -1, 1, 160, 16, 1>,
-                          variant<8, 2, 2, 4, 2, 1, true>, variant<16, 2, 2, 2, 2, 1, true>>;
-/// q2: the narrow (tier 1) and the wide shape (tiers >= 2); the chunk window's 8 steps unrolled
-/// lost at every tier in session 15 (the loop is the default since session 13).
-using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, true>, variant<16, 2, 2, 1, 1, 1, true>>;
+    ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, false>, variant<16, 2, 2, 2, 2, 1, false, -1, 1, 160>,
+                          variant<16, 2, 2, 2, 2, 1, false, -1, 1, 64>>;
+/// q2: the wide shape, the preset at tiers 2-7 until session 15 (the preset's narrow shape beat it
+/// at 2-6 there), and the narrow shape as the preset builds it at 2-7.
+using q2_variants = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, false>, variant<8, 2, 2, 2, 2, 2, false>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =
     std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants,
                        std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants, ordo::meta::type_list<>>>;
-using variant_tiers = std::integer_sequence<int, 1, 2, 4, 6, 8>;
-/// mxfp4 at tier 16, where the preset is the narrow shape with one CTA an SM (session 15: 1152 µs
-/// against 1338 for the wide shape, 1554 for 8 warps of 1-row items): the wide shape, and the
-/// narrow one with gate_up items of 4 rows, with down items of 4 rows, and with 16 down warps. q2 has none (8 warps
-/// with one CTA an SM lost to its wide preset: 3610 and 3957 µs against 2651).
-using mxfp4_variants16 = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, false>, variant<8, 2, 2, 4, 2, 1, false>,
-                                               variant<8, 2, 2, 2, 4, 1, false>, variant<8, 2, 2, 2, 2, 1, false, -1, 1, 64, 16, 1>>;
+using variant_tiers = std::integer_sequence<int, 2, 3, 4, 6, 8>;
+/// Tier 16's variants (session 15: the wide shape 1212.6 µs, down items of 4 rows 1092.2, 16 down
+/// warps 1062.8, gate_up items of 4 rows 2966.1, all against the preset's 1024.5): none now.
 template <class L>
-using variants16_of = std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants16, ordo::meta::type_list<>>;
+using variants16_of = ordo::meta::type_list<>;
 
 using namespace ordo;
 

@@ -111,40 +111,45 @@ ORDO_HD constexpr int slot_window_count(int nb, int j, int wblk) { return nb - j
 template <class D, int RW, int R>
 inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
 
-/// Shape of the streamed passes of layout L at tier R under a Policy. The narrow shape: 8 warps a
-/// CTA, 3 stages (2 where the slots are packed, MXFP4 beside Q8_0, two windows a slot), two
-/// output rows a gate_up and a down item (a Policy may override each field by the member named
-/// in its comment; no preset does). The wide shape (16 warps a CTA, 2 stages, one output row a
-/// gate_up and a down item) replaces it
-/// where the narrow one's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps: tiers
-/// 8 and 16 unless the slots are packed (the mxfp4 layout's narrow shape took 525 µs at tier 8
-/// against 577 wide, session 12; at 16, one narrow CTA an SM 1152 against 1338, session 15), and tiers >= 2 of layouts with chunk formats (whose window
-/// statement holds per-pair integer sums too); bench/moe --variants measured both
-/// (docs/PERFORMANCE.md, sessions 8, 9 and 12: the q2 layout at tier 2 took 167 µs wide against
-/// 194 narrow). A Policy
-/// with `moe_streaming_fixed_shape` takes its own fields at every tier (the bench's variants).
-/// None of this changes bits.
+/// Shape of the streamed passes of layout L at tier R under a Policy (a Policy may override each
+/// field by the member named in its comment; no preset does; one with `moe_streaming_fixed_shape`
+/// takes its own fields at every tier: the bench's variants). None of this changes bits. The
+/// shapes, chosen by bench/moe --variants (docs/PERFORMANCE.md, sessions 8-15; session 15 on the
+/// H100, µs a step):
+///   - narrow: 8 warps a CTA, two CTAs an SM, two output rows a gate_up and a down item, 2 ring
+///     stages where the slots are packed (MXFP4 beside Q8_0: two windows a slot) or the routed
+///     formats are chunk formats, else 3. Tiers 1-3 of the mxfp4 layout, 1-7 of the q2 layout
+///     (it beat the wide shape at tiers 2-6 after session 13 shrank the chunk kernels: 153.5
+///     against 165.3 at 2, 561.1 against 578.3 at 6; wide won at 8, 836.5 against 905.1), 1-7
+///     of the q8_0 layout (one CTA an SM at 3-7: its 3-stage rings).
+///   - narrow16 (packed slots, tiers 4-8): 16 warps as one CTA an SM, both passes, and down stages
+///     mid_act up to 160 KB. From tier 5 gate_up's rings and its two staged x copies (the MXFP4
+///     and the Q8_0 arrangement) leave room for one 8-warp CTA an SM; 16 warps share them (215
+///     KB at tier 8): 416.9 against 477.3 at 8, 179.9 against 190.9 at 4; down with 16 warps and
+///     mid_act staged 441.7 against 477.3 at 8.
+///   - narrow_alone (packed slots, tier 16): the narrow shape as one CTA an SM, so up to 255
+///     registers for gate_up's 2 · 2 · 16 accumulators: 1152 against 1338 wide (session 15).
+///   - wide: 16 warps a CTA, one CTA an SM, 2 stages, one output row an item: tiers 8 and 16 of
+///     layouts without packed slots, where the narrow shape's registers (acc: 2 · gate_up rows ·
+///     R floats) leave an SM 8 warps.
 template <class Policy, class L, int R>
 struct config {
   /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
   static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
-  static constexpr bool wide = [] {
-    if constexpr (requires { Policy::moe_streaming_fixed_shape; }) return false;
-    else return (R >= 8 && !packed) || (R >= 2 && (chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>));
-  }();
-  /// The narrow shape at 16 rows (packed slots: the mxfp4 layout) holds 2 · 2 · 16 accumulators a
-  /// thread in gate_up: one CTA an SM, so up to 255 registers (bench/moe variants, session 15 on
-  /// the H100: 1152 µs a step against 1338 wide, the same bits).
-  static constexpr bool narrow_alone = !wide && R >= 16;
+  static constexpr bool chunk_layout = chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>;
+  static constexpr bool fixed = requires { Policy::moe_streaming_fixed_shape; };
+  static constexpr bool wide = !fixed && R >= 8 && !packed;
+  static constexpr bool narrow16 = !fixed && packed && R >= 4 && R < 16;
+  static constexpr bool narrow_alone = !fixed && packed && R >= 16;
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
-    if constexpr (wide) return 16;
+    if constexpr (wide || narrow16) return 16;
     else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
     else return 8;
   }();
   static constexpr int stages = [] {  // ring buffers per warp (stages − 1 slots in flight): moe_streaming_stages
     if constexpr (wide) return 2;  // 3 and 4 measured no faster at tiers 2-8 (bench/moe variants, session 12)
     else if constexpr (requires { Policy::moe_streaming_stages; }) return int(Policy::moe_streaming_stages);
-    else return packed ? 2 : 3;  // a packed slot in flight is two windows (bench/moe variants, session 10)
+    else return packed || chunk_layout ? 2 : 3;  // a packed slot in flight is two windows (session 10); q2 at one row: 87.9 µs at 2, 88.4 at 3 (session 15)
   }();
   static constexpr int down_stages = [] {  // down's ring buffers per warp: moe_down_stages
     if constexpr (requires { Policy::moe_down_stages; }) return int(Policy::moe_down_stages);
@@ -162,7 +167,7 @@ struct config {
   }();
   static constexpr int min_ctas = [] {  // gate_up's CTAs an SM must hold (caps registers): moe_streaming_min_ctas
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return !wide && !narrow_alone && (R <= 2 || packed) ? 2 : 1;  // where 2 narrow CTAs fit an SM's shared memory: tiers 1–2, or 2 stages
+    else return !wide && !narrow16 && !narrow_alone && (R <= 2 || packed || chunk_layout) ? 2 : 1;
   }();
   static constexpr int down_warps = [] {  // down's warps per CTA: moe_down_warps (by default gate_up's)
     if constexpr (requires { Policy::moe_down_warps; }) return int(Policy::moe_down_warps);
@@ -171,7 +176,7 @@ struct config {
   static constexpr int down_min_ctas = [] {  // down's (its rings are half gate_up's: 2 narrow CTAs fit at every tier)
     if constexpr (requires { Policy::moe_down_min_ctas; }) return int(Policy::moe_down_min_ctas);
     else if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return !wide && !narrow_alone ? 2 : 1;
+    else return !wide && !narrow16 && !narrow_alone ? 2 : 1;
   }();
   /// Whether gate_up deals its items boustrophedon (item_deal.hpp) or round-robin: moe_boustrophedon;
   /// by default boustrophedon where the shared items are the heavier (int8-block routed formats).
@@ -207,12 +212,13 @@ struct config {
     else return 1;
   }();
   /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
-  /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims, with two CTAs an SM: down at
-  /// one and two rows (staged) ran at 1.75 and 1.68 TB/s of weights, at three (from global
-  /// memory) 1.19 (session 15, H100, --passes); 32 KB (tiers 1-2) until session 15.
+  /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims with two CTAs an SM, 160 KB
+  /// tiers 5-8 in narrow16's one CTA: down at one and two rows (staged) ran at 1.75 and 1.68 TB/s
+  /// of weights, at three (from global memory) 1.19 (session 15, H100, --passes); the step at 4
+  /// rows 190.9 µs with 64 KB against 202.7 with 32 KB (tiers 1-2, the budget until session 15).
   static constexpr std::size_t mid_act_budget = [] {
     if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
-    else return std::size_t(64) * 1024;
+    else return std::size_t(narrow16 ? 160 : 64) * 1024;
   }();
   /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
   static constexpr bool bulk = [] {

@@ -118,28 +118,28 @@ inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
 /// H100, µs a step):
 ///   - narrow: 8 warps a CTA, two CTAs an SM, two output rows a gate_up and a down item, 2 ring
 ///     stages where the slots are packed (MXFP4 beside Q8_0: two windows a slot) or the routed
-///     formats are chunk formats, else 3. Tiers 1-3 of the mxfp4 layout, 1-7 of the q2 layout
-///     (it beat the wide shape at tiers 2-6 after session 13 shrank the chunk kernels: 153.5
-///     against 165.3 at 2, 561.1 against 578.3 at 6; wide won at 8, 836.5 against 905.1), 1-7
-///     of the q8_0 layout (one CTA an SM at 3-7: its 3-stage rings).
-///   - narrow16 (packed slots, tiers 4-8): 16 warps as one CTA an SM, both passes, and down stages
+///     formats are chunk formats, else 3. Tiers 1-2 of the mxfp4 layout, 1-6 of the q2 layout
+///     (it beat the wide shape at tiers 2-6 after session 13 shrank the chunk kernels: 148.9
+///     against 164.2 at 2, 561.0 against 582.2 at 6; wide won at 7, 746.1 against 765.8, and at
+///     8, 834.4 against 954.8), 1-7 of the q8_0 layout (one CTA an SM at 3-7: its 3-stage rings).
+///   - narrow16 (packed slots, tiers 3-8): 16 warps as one CTA an SM, both passes, and down stages
 ///     mid_act up to 160 KB. From tier 5 gate_up's rings and its two staged x copies (the MXFP4
 ///     and the Q8_0 arrangement) leave room for one 8-warp CTA an SM; 16 warps share them (215
-///     KB at tier 8): 416.9 against 477.3 at 8, 179.9 against 190.9 at 4; down with 16 warps and
-///     mid_act staged 441.7 against 477.3 at 8.
+///     KB at tier 8): 377.9 against 477.7 at 8, 269.9 against 347.9 at 6, 143.9 against 153.4
+///     at 3; at 1 and 2 within 3% of the narrow shape.
 ///   - narrow_alone (packed slots, tier 16): the narrow shape as one CTA an SM, so up to 255
 ///     registers for gate_up's 2 · 2 · 16 accumulators: 1152 against 1338 wide (session 15).
 ///   - wide: 16 warps a CTA, one CTA an SM, 2 stages, one output row an item: tiers 8 and 16 of
-///     layouts without packed slots, where the narrow shape's registers (acc: 2 · gate_up rows ·
-///     R floats) leave an SM 8 warps.
+///     layouts without packed slots (7 and up for chunk layouts), where the narrow shape's
+///     registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps.
 template <class Policy, class L, int R>
 struct config {
   /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
   static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
   static constexpr bool chunk_layout = chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>;
   static constexpr bool fixed = requires { Policy::moe_streaming_fixed_shape; };
-  static constexpr bool wide = !fixed && R >= 8 && !packed;
-  static constexpr bool narrow16 = !fixed && packed && R >= 4 && R < 16;
+  static constexpr bool wide = !fixed && !packed && R >= (chunk_layout ? 7 : 8);
+  static constexpr bool narrow16 = !fixed && packed && R >= 3 && R < 16;
   static constexpr bool narrow_alone = !fixed && packed && R >= 16;
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
     if constexpr (wide || narrow16) return 16;
@@ -213,7 +213,7 @@ struct config {
   }();
   /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
   /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims with two CTAs an SM, 160 KB
-  /// tiers 5-8 in narrow16's one CTA: down at one and two rows (staged) ran at 1.75 and 1.68 TB/s
+  /// tiers 3-8 in narrow16's one CTA (269.9 µs a step at 6 rows against 306.1 with 64 KB): down at one and two rows (staged) ran at 1.75 and 1.68 TB/s
   /// of weights, at three (from global memory) 1.19 (session 15, H100, --passes); the step at 4
   /// rows 190.9 µs with 64 KB against 202.7 with 32 KB (tiers 1-2, the budget until session 15).
   static constexpr std::size_t mid_act_budget = [] {

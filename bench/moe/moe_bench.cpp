@@ -8,7 +8,7 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at tiers 1-4 and 6-8 (and any at tier 16), to choose the preset's. They run
+// preset's, at tiers 6-8 (and any at tier 16), to choose the preset's. They run
 // the same operations in the same order, so only speed may differ: each variant's step output is
 // compared bit for bit with the preset's on the same routing at each tier, and a difference fails
 // the run (exit 1). The GPU tests check the preset's against the CPU executor.
@@ -72,20 +72,19 @@ struct variant : ordo::tune::preset::qmv::policy {
            (DW || DM ? " down " + std::to_string(moe_down_warps) + " warps/" + std::to_string(moe_down_min_ctas) : "");
   }
 };
-/// mxfp4: the narrow shape as the preset had it at every tier before session 15 (8 warps, two
-/// CTAs an SM, mid_act staged up to 64 KB), against narrow16 (the preset at tiers 3-8 since).
-/// Earlier lists and what they measured are in docs/PERFORMANCE.md (session 15: narrow16 at
-/// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
-/// rows, the wide shape, the window's pairs outermost, 32 KB; session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, false>>;
-/// q2: the wide shape, the preset at tiers 2-6 until session 15 (narrow beats it there).
-using q2_variants = ordo::meta::type_list<variant<16, 2, 2, 1, 1, 1, false>>;
+/// mxfp4: narrow16 built for its own tier (the preset builds tier 7 as 8: streaming::built_rows),
+/// at tiers 6-8. Earlier lists and what they measured are in docs/PERFORMANCE.md (session 15:
+/// the narrow shape at every tier, narrow16 at tiers 1-2, its 64 KB budget, three narrow CTAs an
+/// SM, gate_up items of 4 rows, down items of 4 rows, the wide shape, the window's pairs
+/// outermost, 32 KB; q2's wide shape at tiers 1-8; session 12: 3 and 4 ring stages).
+using mxfp4_variants = ordo::meta::type_list<variant<16, 2, 2, 2, 2, 1, false, -1, 1, 160>>;
+using q2_variants = ordo::meta::type_list<>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =
     std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants,
                        std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants, ordo::meta::type_list<>>>;
-using variant_tiers = std::integer_sequence<int, 1, 2, 3, 4, 6, 7, 8>;
+using variant_tiers = std::integer_sequence<int, 6, 7, 8>;
 /// Tier 16's variants (session 15: the wide shape 1212.6 µs, down items of 4 rows 1092.2, 16 down
 /// warps 1062.8, gate_up items of 4 rows 2966.1, all against the preset's 1024.5): none now.
 template <class L>

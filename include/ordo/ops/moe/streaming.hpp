@@ -227,6 +227,19 @@ struct config {
   }();
 };
 
+/// The rows a kernel's streamed passes are built for: its tier, except tier 7 of a layout in
+/// narrow16 (the mxfp4 layout), built as 8. Each pair's terms are its own whatever pass it is in
+/// (E1), so the bits are tier 7's; and with a row's experts distinct (the router's), a unit has
+/// at most 7 pairs, so even the passes are the same. Only the accumulators and the code are tier
+/// 8's: tier 7's own gate_up was 101 KB of machine code with 60 / 84 bytes of spills against tier
+/// 8's 80 KB (bench/moe/kernel_resources.sh), and its step ran at 49% of copy bandwidth against
+/// 59% at 6 and 54% at 8 (session 15, H100).
+template <class Kernel>
+inline constexpr int built_rows =
+    Kernel::tier == 7 && config<typename Kernel::policy, typename Kernel::layout, 7>::narrow16 ? 8 : Kernel::tier;
+template <class Kernel>
+using config_of = config<typename Kernel::policy, typename Kernel::layout, built_rows<Kernel>>;
+
 /// Each unit's passes, in unit order: unit u's passes are [first[u], first[u + 1]) (u = 0: the
 /// shared expert, one pass since rows <= R); every unit has a pair, so first is strictly increasing.
 template <int R>
@@ -474,15 +487,15 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
 /// gate_up pass 0, streamed. Work item = (pass, group of cfg::gate_up_out_rows output rows): items in
 /// pass order, then group. Its window rows: the group's gate rows, then its up rows.
 template <class Kernel>
-__global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::warps * 32,
-                                    config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::min_ctas)
+__global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
+                                    config_of<Kernel>::min_ctas)
     gate_up_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   using L = typename Kernel::layout;
   using GU = typename L::gate_up;
   using S = typename L::shared;
-  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
-  constexpr int R = Kernel::tier, H = cfg::gate_up_out_rows, RW = 2 * H, SRB = row_stage_bytes_of_both<GU, S>;
+  using cfg = config_of<Kernel>;
+  constexpr int R = built_rows<Kernel>, H = cfg::gate_up_out_rows, RW = 2 * H, SRB = row_stage_bytes_of_both<GU, S>;
   constexpr int warps = cfg::warps, stages = cfg::stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
@@ -654,15 +667,15 @@ __global__ void __launch_bounds__(config<typename Kernel::policy, typename Kerne
 
 /// down, streamed. Work item = cfg::down_rows output rows: every pass of every unit.
 template <class Kernel>
-__global__ void __launch_bounds__(config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::down_warps * 32,
-                                    config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>::down_min_ctas)
+__global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
+                                    config_of<Kernel>::down_min_ctas)
     down_kernel(problem p) {
 #if defined(ORDO_DEVICE_PASS)
   using L = typename Kernel::layout;
   using D = typename L::down;
   using S = typename L::shared;
-  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
-  constexpr int R = Kernel::tier, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
+  using cfg = config_of<Kernel>;
+  constexpr int R = built_rows<Kernel>, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
   constexpr int warps = cfg::down_warps, stages = cfg::down_stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
@@ -902,22 +915,22 @@ bool launch_persistent(const problem& p, long work_items, std::size_t smem, gpu:
 template <class Kernel>
 bool launch_gate_up(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
-  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
+  using cfg = config_of<Kernel>;
   if (!fits<L>(p)) return false;
   // work items: at most (1 + rows · n_used) passes (the shared one, and a routed unit per pair) × row groups
   const long items = (1 + long(p.rows) * p.n_used) * ((p.n_ff + cfg::gate_up_out_rows - 1) / cfg::gate_up_out_rows);
   return launch_persistent<&gate_up_kernel<Kernel>, cfg::warps>(
-      p, items, gate_up_smem<L, Kernel::tier, typename Kernel::policy>(p), stream);
+      p, items, gate_up_smem<L, built_rows<Kernel>, typename Kernel::policy>(p), stream);
 }
 
 /// down streamed; false (nothing launched) where it cannot run p.
 template <class Kernel>
 bool launch_down(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
-  using cfg = config<typename Kernel::policy, typename Kernel::layout, Kernel::tier>;
+  using cfg = config_of<Kernel>;
   if (!fits<L>(p)) return false;
   return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
-                                                                  down_smem<L, Kernel::tier, typename Kernel::policy>(p), stream);
+                                                                  down_smem<L, built_rows<Kernel>, typename Kernel::policy>(p), stream);
 }
 #endif
 

@@ -141,6 +141,7 @@ struct config {
   static constexpr bool wide = !fixed && !packed && R >= (chunk_layout ? 7 : 8);
   static constexpr bool narrow16 = !fixed && packed && R >= 3 && R < 16;
   static constexpr bool narrow_alone = !fixed && packed && R >= 16;
+  static constexpr bool one_cta = wide || narrow16 || narrow_alone;  // the preset shapes that take an SM alone
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
     if constexpr (wide || narrow16) return 16;
     else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
@@ -167,16 +168,16 @@ struct config {
   }();
   static constexpr int min_ctas = [] {  // gate_up's CTAs an SM must hold (caps registers): moe_streaming_min_ctas
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return !wide && !narrow16 && !narrow_alone && (R <= 2 || packed || chunk_layout) ? 2 : 1;
+    else return !one_cta && (R <= 2 || packed || chunk_layout) ? 2 : 1;
   }();
   static constexpr int down_warps = [] {  // down's warps per CTA: moe_down_warps (by default gate_up's)
     if constexpr (requires { Policy::moe_down_warps; }) return int(Policy::moe_down_warps);
     else return warps;
   }();
-  static constexpr int down_min_ctas = [] {  // down's (its rings are half gate_up's: 2 narrow CTAs fit at every tier)
+  static constexpr int down_min_ctas = [] {  // down's: moe_down_min_ctas (its rings are half gate_up's: 2 narrow CTAs fit at every tier)
     if constexpr (requires { Policy::moe_down_min_ctas; }) return int(Policy::moe_down_min_ctas);
     else if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
-    else return !wide && !narrow16 && !narrow_alone ? 2 : 1;
+    else return !one_cta ? 2 : 1;
   }();
   /// Whether gate_up deals its items boustrophedon (item_deal.hpp) or round-robin: moe_boustrophedon;
   /// by default boustrophedon where the shared items are the heavier (int8-block routed formats).
@@ -213,9 +214,10 @@ struct config {
   }();
   /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
   /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims with two CTAs an SM, 160 KB
-  /// tiers 3-8 in narrow16's one CTA (269.9 µs a step at 6 rows against 306.1 with 64 KB): down at one and two rows (staged) ran at 1.75 and 1.68 TB/s
-  /// of weights, at three (from global memory) 1.19 (session 15, H100, --passes); the step at 4
-  /// rows 190.9 µs with 64 KB against 202.7 with 32 KB (tiers 1-2, the budget until session 15).
+  /// tiers 3-8 in narrow16's one CTA (269.9 µs a step at 6 rows against 306.1 with 64 KB). down at
+  /// one and two rows (staged) ran at 1.75 and 1.68 TB/s of weights, at three (from global memory)
+  /// 1.19 (session 15, H100, --passes); the step at 4 rows 190.9 µs with 64 KB against 202.7 with
+  /// 32 KB (tiers 1-2, the budget until session 15).
   static constexpr std::size_t mid_act_budget = [] {
     if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
     else return std::size_t(narrow16 ? 160 : 64) * 1024;

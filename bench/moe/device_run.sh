@@ -5,8 +5,8 @@
 # .dev/run/llama-src.tar.xz (a tar.xz of bench/qmv/llama_peer/prepare.sh's output: 0.8 MB where
 # the tree is 9 MB; the carry is limited to 64 MiB with the tracked tree);
 # bench/moe/prepare_device_run.sh makes them here. Environment:
-#   BIN      folder of the *.xz binaries (BIN2: a second one); BASE: a folder whose moe_bench.xz is
-#            the baseline, timed first (BASE_LAYOUTS)
+#   BIN      folder of the *.xz binaries (BIN2: a second one); BASE: a folder whose moe_bench.xz
+#            and/or qmv_bench.xz are baselines, timed first (BASE_LAYOUTS; QMV_BASE_ARGS)
 #   PROPS    ordo_props_gpu filter ('moe.*'); TESTS: gtest binaries to run
 #   NCU_MOE  layout: ncu sections of moe_bench's launches (NCU_SKIP, NCU_COUNT, NCU_ARGS: e.g.
 #            '--tiers 16' for one tier's launches)
@@ -14,7 +14,8 @@
 #            launch of moe_bench --layouts mxfp4 NCU_ARGS, as CSV (SASS=1 also dumps the static SASS)
 #   MOE=1    moe_bench --iters 50 MOE_ARGS (PLAIN=1: also --plain-launches)
 #   QMV=1    qmv_bench --iters 100 QMV_ARGS
-#   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_QMV=1: and ORDO_QMV_ONLY)
+#   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_MOE=0: not;
+#            LLAMA_QMV=1: and ORDO_QMV_ONLY)
 # Everything lands in $OUT/all.tgz (the device returns at most 8 files).
 BIN=${BIN:-.dev/run/bin}
 FINAL_OUT=$OUT; OUT=/tmp/o; mkdir -p $OUT
@@ -22,7 +23,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}; export ORDO_S
 [ -f ${LIBS:-.dev/run/libs.tar.xz} ] && { mkdir -p /tmp/libs; tar xJf ${LIBS:-.dev/run/libs.tar.xz} -C /tmp/libs; export LD_LIBRARY_PATH=/tmp/libs:$LD_LIBRARY_PATH; }
 T0=$(date +%s); t() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,memory.total,driver_version --format=csv > $OUT/smi.txt 2>&1; cat $OUT/smi.txt
-X=/tmp/x; mkdir -p $X; for f in $BIN/*.xz ${BIN2:+$BIN2/*.xz}; do n=$(basename $f .xz); xz -dc $f > $X/$n; chmod +x $X/$n; done; [ -n "${BASE:-}" ] && { xz -dc $BASE/moe_bench.xz > $X/moe_bench_base; chmod +x $X/moe_bench_base; }
+X=/tmp/x; mkdir -p $X; for f in $BIN/*.xz ${BIN2:+$BIN2/*.xz}; do n=$(basename $f .xz); xz -dc $f > $X/$n; chmod +x $X/$n; done; for b in moe_bench qmv_bench; do [ -f ${BASE:-/nonexistent}/$b.xz ] && { xz -dc $BASE/$b.xz > $X/${b}_base; chmod +x $X/${b}_base; }; done
 ls $X
 LB=/tmp/lb
 if [ "${LLAMA:-0}" = 1 ]; then
@@ -53,7 +54,7 @@ if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (reg
   [ "${SASS:-0}" = 1 ] && { cuobjdump --dump-sass $X/moe_bench 2>/dev/null | xz -T8 -3 > $FINAL_OUT/sass.xz; ls -la $FINAL_OUT/sass.xz; }
 fi
 if [ "${MOE:-0}" = 1 ]; then
-  if [ -n "${BASE:-}" ]; then
+  if [ -x $X/moe_bench_base ]; then
     t "moe_bench_base"; timeout 150 $X/moe_bench_base --iters 50 --layouts ${BASE_LAYOUTS:-q2,mxfp4} --markdown $OUT/moe_base.md > $OUT/moe_base.log 2>&1; echo "base rc=$?"; grep -E "^\| (q2|mxfp4) " $OUT/moe_base.md | head -20
   fi
   if [ "${PLAIN:-0}" = 1 ]; then
@@ -62,13 +63,18 @@ if [ "${MOE:-0}" = 1 ]; then
   t "moe_bench"; timeout 300 $X/moe_bench --iters 50 ${MOE_ARGS:-} --markdown $OUT/moe.md > $OUT/moe.log 2>&1; echo "moe_bench rc=$?"; cat $OUT/moe.log | tail -60
 fi
 if [ "${QMV:-0}" = 1 ]; then
+  if [ -x $X/qmv_bench_base ]; then
+    t "qmv_bench_base"; timeout 150 $X/qmv_bench_base --iters 100 ${QMV_BASE_ARGS:-} --markdown $OUT/qmv_base.md > $OUT/qmv_base.log 2>&1; echo "qmv base rc=$?"; cat $OUT/qmv_base.md
+  fi
   t "qmv_bench"; timeout 200 $X/qmv_bench --iters 100 ${QMV_ARGS:-} --markdown $OUT/qmv.md > $OUT/qmv.log 2>&1; echo "qmv rc=$?"; cat $OUT/qmv.md
 fi
 if [ -n "${BPID:-}" ]; then
   t "waiting for llama build"; wait $BPID; tail -2 $OUT/llama_build.log
   if [ -x $LB/bin/test-backend-ops ]; then TBO=$LB/bin/test-backend-ops; else TBO=$LB/test-backend-ops; fi
-  t "llama moe"; ORDO_MOE_ONLY=1 timeout 200 $TBO perf -b CUDA0 > $OUT/llama_moe.log 2>&1; echo "llama moe rc=$?"
-  grep -E "MUL_MAT" $OUT/llama_moe.log | sed -E 's/ +/ /g' | cut -c1-220
+  if [ "${LLAMA_MOE:-1}" = 1 ]; then
+    t "llama moe"; ORDO_MOE_ONLY=1 timeout 200 $TBO perf -b CUDA0 > $OUT/llama_moe.log 2>&1; echo "llama moe rc=$?"
+    grep -E "MUL_MAT" $OUT/llama_moe.log | sed -E 's/ +/ /g' | cut -c1-220
+  fi
   if [ "${LLAMA_QMV:-0}" = 1 ]; then
     ORDO_QMV_ONLY=1 timeout 150 $TBO perf -b CUDA0 -o MUL_MAT > $OUT/llama_qmv.log 2>&1; echo "llama qmv rc=$?"
     grep -E "MUL_MAT.*(Q8_0|MXFP4)" $OUT/llama_qmv.log | sed -E 's/ +/ /g' | cut -c1-220

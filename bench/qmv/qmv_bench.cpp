@@ -5,7 +5,9 @@
 //             [--markdown FILE] [--tsv FILE] [--variants]
 //
 // --variants also times shapes of the streaming kernel (warps per CTA, ring stages, rows per warp,
-// launch overlap, bulk copies or cp.async) other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, to choose
+// launch overlap, bulk copies or cp.async) other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, and,
+// on the Q8_0 shapes at tiers 8 and 16, the dp4a streaming kernel against shapes of the mma kernel
+// (ops/qmv/int8_mma_tree.hpp: warps = subtrees a CTA / ring slots), to choose
 // the preset's policy (they run the same operations in the same order, so only speed differs; the
 // GPU test checks the preset's). Each is timed twice: qmv launches back to back ("alone"), and each
 // launch after the quantization of its activation rows ("after quantize", a decode step's
@@ -33,6 +35,7 @@
 #include "ordo/gpu/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
+#include "ordo/ops/qmv/int8_mma_tree.hpp"
 #include "ordo/quant/formats.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/registry/all_ops.hpp"
@@ -164,13 +167,23 @@ constexpr auto plain = launch_overlap::none, pdl = launch_overlap::dependent_lau
 using variants = meta::type_list<variant_policy<8, 3, 4, pdl_w>, variant_policy<8, 3, 4, pdl_w, false>, variant_policy<8, 4, 4, pdl_w>,
                                  variant_policy<8, 3, 2, pdl_w>, variant_policy<8, 3, 2, pdl_w, false>, variant_policy<16, 3, 2, pdl_w>>;
 
-/// Median-of-3 time of `iters` launches of the streaming kernel with policy P, weights cycled;
+/// The mma kernel's shapes: S subtrees (warps) a CTA, NS ring slots; from tier 8.
+template <int S, int NS>
+struct mma_variant_policy : tune::preset::qmv::policy {
+  static constexpr int mma_subtrees = S, mma_stages = NS, mma_min_rows = 8;
+  static std::string name() { return "mma " + std::to_string(S) + "/" + std::to_string(NS); }
+};
+using mma_variants = meta::type_list<mma_variant_policy<8, 4>, mma_variant_policy<8, 6>, mma_variant_policy<4, 4>,
+                                     mma_variant_policy<16, 4>, mma_variant_policy<16, 6>, mma_variant_policy<32, 4>>;
+
+/// Median-of-3 time of `iters` launches by `launch` (false: it does not apply: 0), weights cycled;
 /// with `quantize`, each launch follows the quantization of its activations (q), as in decode.
-template <class D, int R, class P>
-double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes, int copies, int iters,
-                    const ops::quantize_rows::problem* q, void (*quantize)(const ops::quantize_rows::problem&, gpu::stream_t)) {
-  if (!ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr)) return 0.0;
-  for (int i = 0; i < 5; ++i) ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr);
+template <class Launch>
+double time_launches(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes, int copies, int iters,
+                     const ops::quantize_rows::problem* q, void (*quantize)(const ops::quantize_rows::problem&, gpu::stream_t),
+                     Launch launch) {
+  if (!launch(p)) return 0.0;
+  for (int i = 0; i < 5; ++i) launch(p);
   std::vector<double> batch;
   for (int rep = 0; rep < 3; ++rep) {
     gpu::event_timer t;
@@ -178,12 +191,49 @@ double time_variant(ops::qmv::problem p, const std::byte* w, std::size_t w_bytes
     for (int i = 0; i < iters; ++i) {
       p.weights = w + std::size_t((rep * iters + i) % copies) * w_bytes;
       if (q) quantize(*q, nullptr);
-      ops::qmv::int8_dot_streaming::try_launch<D, R, P>(p, nullptr);
+      launch(p);
     }
     batch.push_back(t.elapsed_ms() * 1e3 / iters);
   }
   std::sort(batch.begin(), batch.end());
   return batch[1];
+}
+
+/// time_launches of the streaming kernel with policy P.
+template <class D, int R, class P>
+double time_variant(const ops::qmv::problem& p, const std::byte* w, std::size_t w_bytes, int copies, int iters,
+                    const ops::quantize_rows::problem* q, void (*quantize)(const ops::quantize_rows::problem&, gpu::stream_t)) {
+  return time_launches(p, w, w_bytes, copies, iters, q, quantize, [](const ops::qmv::problem& pp) {
+    return ops::qmv::int8_dot_streaming::try_launch<D, R, P>(pp, nullptr);
+  });
+}
+
+/// Rows of the dp4a streaming kernel (the preset's policy, its mma kernel off) against the mma
+/// kernel's shapes, Q8_0 at tier R.
+template <int R>
+std::string mma_rows(const char* what, const ops::qmv::problem& p, const std::byte* w, std::size_t w_bytes, int copies,
+                     int iters) {
+  using base = tune::preset::qmv::policy;
+  std::string row = std::string("| ") + what + " | " + std::to_string(R) + " |";
+  auto cell = [](double us) {
+    char c[32];
+    std::snprintf(c, sizeof c, us > 0 ? " %.2f |" : " n/a |", us);
+    return std::string(c);
+  };
+  row += cell(time_variant<ops::qmv::q8_0_decoder, R, base>(p, w, w_bytes, copies, iters, nullptr, nullptr));
+  [&]<class... Ps>(meta::type_list<Ps...>) {
+    ((row += cell(time_launches(p, w, w_bytes, copies, iters, nullptr, nullptr, [](const ops::qmv::problem& pp) {
+        return ops::qmv::int8_mma_tree::try_launch<R, Ps>(pp, nullptr);
+      }))),
+     ...);
+  }(mma_variants{});
+  return row + "\n";
+}
+
+std::string mma_header() {
+  std::string h = "| shape | tier | dp4a streaming |", sep = "|---|---|---|";
+  [&]<class... Ps>(meta::type_list<Ps...>) { ((h += " " + Ps::name() + " |", sep += "---|"), ...); }(mma_variants{});
+  return h + "\n" + sep + "\n";
 }
 
 std::string variant_header() {
@@ -256,7 +306,7 @@ int main(int argc, char** argv) {
               dev.name.c_str(), dev.multiprocessors, tune::name, copy_gbs, read_gbs);
 
   std::vector<result> results;
-  std::string variant_table;
+  std::string variant_table, mma_table;
   for (const auto& s : shapes) {
     if (!formats.empty() && std::find(formats.begin(), formats.end(), s.format) == formats.end()) continue;
     if (!shape_names.empty() &&
@@ -335,6 +385,8 @@ int main(int argc, char** argv) {
         if (f == "mxfp4" && tier == 1) variant_table += variant_rows<mxfp4_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
         if (f == "mxfp4" && tier == 8) variant_table += variant_rows<mxfp4_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
       }
+      if (sweep && s.format == std::string("q8_0") && tier == 8) mma_table += mma_rows<8>(s.what, p, w.data(), w_bytes, copies, iters);
+      if (sweep && s.format == std::string("q8_0") && tier == 16) mma_table += mma_rows<16>(s.what, p, w.data(), w_bytes, copies, iters);
 #endif
     }
   }
@@ -361,6 +413,9 @@ int main(int argc, char** argv) {
   if (sweep)
     variant_table = "\nstreaming-kernel variants, µs/launch (warps per CTA / ring stages / rows per warp, launch overlap):\n" +
                     variant_header() + variant_table;
+  if (!mma_table.empty())
+    variant_table += "\nQ8_0 from 8 rows: the dp4a streaming kernel against the mma kernel's shapes (subtrees / ring slots), "
+                     "µs/launch alone:\n" + mma_header() + mma_table;
 #endif
   std::printf("%s", variant_table.c_str());
   if (!markdown.empty()) {

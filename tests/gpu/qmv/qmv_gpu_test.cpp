@@ -2,7 +2,9 @@
 // row: GPU tier t == CPU executor tier t (E2) and == GPU tier 1 (P1 on the device). Shapes with
 // more than one shared-memory window per row (> window_blocks: 128 Q8_0 / 256 MXFP4 blocks on
 // sm90) are included, and asserted to be multi-window, so that path is taken. The output head
-// (129280 rows) runs at tiers 1, 8, 16 of ls32 only, to bound the CPU executor's time.
+// (129280 rows) runs at tiers 1, 8, 16 of ls32 only, to bound the CPU executor's time. Q8_0 from
+// 8 rows runs the mma kernel where rows are in whole 16-byte granules (ops/qmv/int8_mma_tree.hpp):
+// q_b, the head and the granule-tail shapes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -76,7 +78,12 @@ INSTANTIATE_TEST_SUITE_P(
                       ds4_shape{"iq2_xxs 4096", "iq2_xxs", 2048, 4096, true},
                       // multi-window rows with a tail window (not a multiple of 32 blocks)
                       ds4_shape{"q8_0 multi-window", "q8_0", 1024, 32 * 301, true},
-                      ds4_shape{"mxfp4 multi-window", "mxfp4", 1024, 32 * 613, true}));
+                      ds4_shape{"mxfp4 multi-window", "mxfp4", 1024, 32 * 613, true},
+                      // rows in whole 16-byte granules (the mma kernel's bulk copies: Q8_0 blocks a
+                      // multiple of 8) with a short last window and a partial last 16-row tile; and
+                      // rows shorter than one window (leaves with no block)
+                      ds4_shape{"q8_0 granule tail", "q8_0", 1000, 32 * 296, true},
+                      ds4_shape{"q8_0 short rows", "q8_0", 37, 32 * 8, true}));
 
 // The shapes above include multi-window rows on this preset (so the window loop runs > once).
 TEST(QmvGpuWindows, MultiWindowShapesAreMultiWindow) {

@@ -30,6 +30,15 @@ ORDO_DEVICE ORDO_FORCEINLINE unsigned smem_address(const void* p) { return stati
 ORDO_DEVICE ORDO_FORCEINLINE void init(std::uint64_t* bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_address(bar)) : "memory");
 }
+/// Makes `bar` a barrier of `arrivals` arrivals a phase (a ring slot's "empty" barrier, one arrival
+/// a consuming warp); then fence_init().
+ORDO_DEVICE ORDO_FORCEINLINE void init(std::uint64_t* bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_address(bar)), "r"(arrivals) : "memory");
+}
+/// One arrival on `bar` (announcing no bytes).
+ORDO_DEVICE ORDO_FORCEINLINE void arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(bar)) : "memory");
+}
 /// Makes the initialized barriers visible to the bulk copies (the async proxy).
 ORDO_DEVICE ORDO_FORCEINLINE void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
 

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
+#include "ordo/ops/qmv/int8_mma_tree.hpp"
 #include "ordo/ops/qmv/int_chunk_cooperative.hpp"
 #endif
 
@@ -75,10 +76,13 @@ struct kernel {
   }
 
 #if defined(ORDO_GPU)
-  /// The streaming kernel (ops/qmv/int8_dot_streaming.hpp: the same lane-strided bits, a faster
-  /// arrangement for Q8_0/MXFP4 on CUDA); false where it does not apply.
+  /// The faster arrangements of the same lane-strided bits on CUDA: from 8 rows of Q8_0 the mma
+  /// kernel (ops/qmv/int8_mma_tree.hpp), else the dp4a streaming kernel for Q8_0/MXFP4
+  /// (ops/qmv/int8_dot_streaming.hpp); false where neither applies.
   static bool try_specialized_launch([[maybe_unused]] const problem& p, [[maybe_unused]] gpu::stream_t stream) {
 #if defined(ORDO_GPU_CUDA)
+    if constexpr (std::is_same_v<Order, order::lane_strided> && int8_mma_tree::applies<F, R, Policy>)
+      if (int8_mma_tree::try_launch<R, Policy>(p, stream)) return true;
     if constexpr (std::is_same_v<Order, order::lane_strided> && has_int8_decoder<F>)
       return int8_dot_streaming::try_launch<int8_decoder_at<F, R>, R, Policy>(p, stream);
 #endif

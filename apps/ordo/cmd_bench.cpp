@@ -14,6 +14,7 @@
 #include "bench/decode_bench.hpp"
 #include "bench/synthetic_model.hpp"
 #include "cli.hpp"
+#include "ordo/ops/qmv/mma_switch.hpp"
 #include "ordo/runtime/device_memory.hpp"
 #include "subcommand.hpp"
 
@@ -72,17 +73,21 @@ int run_bench(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--verify-at", bo.verify_at, "context of the verify rounds (a multiple of 128)")->capture_default_str();
   app.add_option("--repeats", bo.repeats, "verify rounds timed per width")->check(ordo::app::integer_at_least(1))->capture_default_str();
-  bool no_breakdown = false, unfused = false;
+  bool no_breakdown = false, unfused = false, no_mma = false;
   app.add_flag("--no-breakdown", no_breakdown, "skip the profiled decode step (per-entry times) per context");
   app.add_flag("--unfused", unfused,
                "one quantization and one qmv per matmul call (no shared quantization, no same-input groups): the same bits, "
                "more launches, to measure what fusing them saves");
+  app.add_flag("--no-mma", no_mma,
+               "Q8_0 matmuls of 8 or more rows on the dp4a kernel instead of the int8 tensor-core one: the same bits, "
+               "to measure what the tensor cores save");
   app.add_flag("--mtp", mo.mtp, "also generate the MTP block, so the speculation table has the cost of a draft step");
   app.add_option("--seed", mo.seed, "weights seed")->capture_default_str();
   app.add_option("--markdown", markdown, "also write the report to this file");
   if (auto rc = ordo::app::parse(app, argc, argv)) return *rc;
   bo.breakdown = !no_breakdown;
   bo.fuse_launches = !unfused;
+  ordo::ops::qmv::int8_mma_tree::enabled() = !no_mma;
   mo.base = preset == "tiny" ? ordo::synth::preset::tiny : preset == "small" ? ordo::synth::preset::small : ordo::synth::preset::full;
   if (const auto dash = layout.rfind('-'); dash != std::string::npos) {
     mo.n_layer = uint32_t(parse_positive("--layout", layout.substr(dash + 1), "LAYOUT-N: the number of layers"));

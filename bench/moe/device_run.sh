@@ -12,6 +12,8 @@
 #            '--tiers 16' for one tier's launches)
 #   NCU_SRC  kernel regex: per-SASS-instruction counts and stall samples (SourceCounters) of one
 #            launch of moe_bench --layouts mxfp4 NCU_ARGS, as CSV (SASS=1 also dumps the static SASS)
+#   NCU_QMV  kernel regex: ncu sections and per-SASS stall samples of one qmv_bench launch
+#            (NCU_SKIP; NCU_ARGS: qmv_bench's arguments, e.g. '--formats q8_0 --shapes q_b --tiers 16')
 #   MOE=1    moe_bench --iters 50 MOE_ARGS (PLAIN=1: also --plain-launches)
 #   QMV=1    qmv_bench --iters 100 QMV_ARGS
 #   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_MOE=0: not;
@@ -52,6 +54,15 @@ if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (reg
   ncu -i /tmp/src.ncu-rep --page source --csv --print-source sass > $OUT/src_sass.csv 2> $OUT/src_err.txt; echo "page source rc=$? $(wc -l < $OUT/src_sass.csv) lines"; head -c 600 $OUT/src_err.txt
   ncu -i /tmp/src.ncu-rep --page details > $OUT/src_details.txt 2>&1
   [ "${SASS:-0}" = 1 ] && { cuobjdump --dump-sass $X/moe_bench 2>/dev/null | xz -T8 -3 > $FINAL_OUT/sass.xz; ls -la $FINAL_OUT/sass.xz; }
+fi
+if [ -n "${NCU_QMV:-}" ]; then  # kernel regex: sections and per-SASS-instruction stall samples of one qmv_bench launch (NCU_ARGS)
+  t "ncu qmv $NCU_QMV"
+  timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:$NCU_QMV --launch-skip ${NCU_SKIP:-5} --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+    --section MemoryWorkloadAnalysis --section SourceCounters -o /tmp/qsrc $X/qmv_bench --iters 3 ${NCU_ARGS:-} > $OUT/ncu_qmv_run.txt 2>&1; echo "ncu qmv rc=$?"
+  ncu -i /tmp/qsrc.ncu-rep --page details > $OUT/ncu_qmv.txt 2>&1
+  ncu -i /tmp/qsrc.ncu-rep --page source --csv --print-source sass > $OUT/qmv_sass.csv 2> /dev/null
+  grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issued Warp|No Eligible|Dynamic Shared|Block Limit" $OUT/ncu_qmv.txt | head -20
 fi
 if [ "${MOE:-0}" = 1 ]; then
   if [ -x $X/moe_bench_base ]; then

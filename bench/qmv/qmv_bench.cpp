@@ -6,8 +6,8 @@
 //
 // --variants also times shapes of the streaming kernel (warps per CTA, ring stages, rows per warp,
 // launch overlap, bulk copies or cp.async) other than the preset's, at tiers 1 and 8 on the Q8_0 and MXFP4 shapes, and,
-// on the Q8_0 shapes at tiers 8 and 16, the dp4a streaming kernel against shapes of the mma kernel
-// (ops/qmv/int8_mma_tree.hpp: warps = subtrees a CTA / ring slots), to choose
+// on the Q8_0 shapes from tier 2, the dp4a streaming kernel against shapes of the mma kernel
+// (ops/qmv/int8_mma_tree.hpp: warps = subtrees a CTA / ring slots / issuing warps), to choose
 // the preset's policy (they run the same operations in the same order, so only speed differs; the
 // GPU test checks the preset's). Each is timed twice: qmv launches back to back ("alone"), and each
 // launch after the quantization of its activation rows ("after quantize", a decode step's
@@ -30,6 +30,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ordo/gpu/copy_bandwidth.hpp"
@@ -167,14 +168,14 @@ constexpr auto plain = launch_overlap::none, pdl = launch_overlap::dependent_lau
 using variants = meta::type_list<variant_policy<8, 3, 4, pdl_w>, variant_policy<8, 3, 4, pdl_w, false>, variant_policy<8, 4, 4, pdl_w>,
                                  variant_policy<8, 3, 2, pdl_w>, variant_policy<8, 3, 2, pdl_w, false>, variant_policy<16, 3, 2, pdl_w>>;
 
-/// The mma kernel's shapes: S subtrees (warps) a CTA, NS ring slots; from tier 8.
-template <int S, int NS>
+/// The mma kernel's shapes: S subtrees (warps) a CTA, NS ring slots, I issuing warps; at every tier.
+template <int S, int NS, int I>
 struct mma_variant_policy : tune::preset::qmv::policy {
-  static constexpr int mma_subtrees = S, mma_stages = NS, mma_min_rows = 8;
-  static std::string name() { return "mma " + std::to_string(S) + "/" + std::to_string(NS); }
+  static constexpr int mma_subtrees = S, mma_stages = NS, mma_issuers = I, mma_min_rows = 1;
+  static std::string name() { return "mma " + std::to_string(S) + "/" + std::to_string(NS) + "/" + std::to_string(I); }
 };
-using mma_variants = meta::type_list<mma_variant_policy<8, 4>, mma_variant_policy<8, 6>, mma_variant_policy<4, 4>,
-                                     mma_variant_policy<16, 4>, mma_variant_policy<16, 6>, mma_variant_policy<32, 4>>;
+using mma_variants = meta::type_list<mma_variant_policy<8, 4, 8>, mma_variant_policy<8, 3, 8>, mma_variant_policy<8, 6, 8>,
+                                     mma_variant_policy<4, 4, 4>, mma_variant_policy<16, 4, 16>, mma_variant_policy<16, 3, 16>>;
 
 /// Median-of-3 time of `iters` launches by `launch` (false: it does not apply: 0), weights cycled;
 /// with `quantize`, each launch follows the quantization of its activations (q), as in decode.
@@ -385,8 +386,11 @@ int main(int argc, char** argv) {
         if (f == "mxfp4" && tier == 1) variant_table += variant_rows<mxfp4_decoder, 1>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
         if (f == "mxfp4" && tier == 8) variant_table += variant_rows<mxfp4_decoder, 8>(s.what, p, w.data(), w_bytes, copies, iters, q, qz);
       }
-      if (sweep && s.format == std::string("q8_0") && tier == 8) mma_table += mma_rows<8>(s.what, p, w.data(), w_bytes, copies, iters);
-      if (sweep && s.format == std::string("q8_0") && tier == 16) mma_table += mma_rows<16>(s.what, p, w.data(), w_bytes, copies, iters);
+      if (sweep && s.format == std::string("q8_0") && tier >= 2) {
+        [&]<int... Rs>(std::integer_sequence<int, Rs...>) {
+          ((tier == Rs ? (void)(mma_table += mma_rows<Rs>(s.what, p, w.data(), w_bytes, copies, iters)) : void()), ...);
+        }(std::integer_sequence<int, 2, 3, 4, 5, 6, 7, 8, 16>{});
+      }
 #endif
     }
   }
@@ -414,7 +418,7 @@ int main(int argc, char** argv) {
     variant_table = "\nstreaming-kernel variants, µs/launch (warps per CTA / ring stages / rows per warp, launch overlap):\n" +
                     variant_header() + variant_table;
   if (!mma_table.empty())
-    variant_table += "\nQ8_0 from 8 rows: the dp4a streaming kernel against the mma kernel's shapes (subtrees / ring slots), "
+    variant_table += "\nQ8_0 from 2 rows: the dp4a streaming kernel against the mma kernel's shapes (subtrees / ring slots / issuing warps), "
                      "µs/launch alone:\n" + mma_header() + mma_table;
 #endif
   std::printf("%s", variant_table.c_str());

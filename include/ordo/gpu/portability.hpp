@@ -30,3 +30,11 @@
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define ORDO_DEVICE_PASS 1
 #endif
+
+// `#pragma unroll` for loops of ORDO_HD code: the device compilers need it to keep small arrays
+// in registers; the host compiler unrolls by itself and would warn of an unknown pragma.
+#if defined(ORDO_DEVICE_PASS)
+#define ORDO_UNROLL _Pragma("unroll")
+#else
+#define ORDO_UNROLL
+#endif

@@ -1,7 +1,7 @@
 /// The host-compiled parts of the int8 mma qmv kernel (int8_mma_tree.hpp), so the CPU tests can
 /// check them (tests/unit/ops/qmv/int8_mma_parts_test.cpp): the ls32 butterfly cut into a warp's
-/// subtree and the adds of the subtree roots, and the Q8_0 block loader that gives a thread its
-/// mma A-fragment words and the block's scale.
+/// subtree and the adds of the subtree roots, the exact float of the mma's biased integer, and the
+/// Q8_0 block loader that gives a thread its mma A-fragment words and the block's scale.
 #pragma once
 #include <bit>
 #include <cstddef>
@@ -18,9 +18,9 @@ namespace ordo::ops::qmv::int8_mma_tree {
 /// leaves m and m + n/2 first (the butterfly's offset 16), then halves; the root is leaves[0].
 template <int N>
 ORDO_HD ORDO_FORCEINLINE void add_subtree(float (&leaves)[N]) {
-#pragma unroll
+  ORDO_UNROLL
   for (int half = N / 2; half >= 1; half /= 2)
-#pragma unroll
+    ORDO_UNROLL
     for (int m = 0; m < half; ++m) leaves[m] = leaves[m] + leaves[m + half];
 }
 /// The S subtree roots (roots[w]: the node whose leaves are ≡ w mod S) added in the rest of the
@@ -41,21 +41,28 @@ ORDO_HD ORDO_FORCEINLINE float float_of_biased(std::int32_t biased) {
   return std::bit_cast<float>(biased) - 12582912.0f;
 }
 
-/// Row `row`'s block `i` of a slot (the window's block i at byte 34·i): the scale and the two A
-/// fragment words of thread-in-group q (codes 4q..4q+3 and 16+4q..16+4q+3), from aligned words.
-ORDO_HD ORDO_FORCEINLINE void load_weight_block(const std::byte* row, int i, int q, float& scale, std::uint32_t& lo,
-                                              std::uint32_t& hi) {
-  const int o = i * quant::q8_0::block_bytes;
-  const auto* w = reinterpret_cast<const std::uint32_t*>(row + (o & ~3));
-  if ((o & 2) == 0) {  // d in the low half of w[0], codes from byte 2
-    scale = f16_scale_to_f32(std::uint16_t(w[0] & 0xffffu));
-    lo = gpu::byte_perm(w[q], w[q + 1], 0x5432u);
-    hi = gpu::byte_perm(w[q + 4], w[q + 5], 0x5432u);
-  } else {  // d in the high half of w[0], codes word-aligned from w[1]
-    scale = f16_scale_to_f32(std::uint16_t(w[0] >> 16));
-    lo = w[q + 1];
-    hi = w[q + 5];
+/// Where block i of a window (at byte 34·i of a slot row) keeps what a thread-in-group q needs, in
+/// the row's 32-bit words: its codes from word `code_word` (two words a fragment word, joined by
+/// byte_perm `sel`: 2-byte shifted for even i, the first word for odd i) and its f16 scale in
+/// word `scale_word`, `scale_shift` bits up. Only i's parity moves sel and scale_shift.
+struct block_words {
+  int code_word, scale_word;
+  std::uint32_t sel;
+  int scale_shift;
+  ORDO_HD static constexpr block_words of(int i) {
+    const int o = i * quant::q8_0::block_bytes;
+    return {(o + 2) >> 2, o >> 2, (o & 2) == 0 ? 0x5432u : 0x3210u, (o & 2) == 0 ? 0 : 16};
   }
+};
+
+/// The two A-fragment words (codes 4q..4q+3 and 16+4q..16+4q+3) of a block whose codes for
+/// thread-in-group q start at `codes` (the row's word code_word + q) joined by `sel`, and its f16
+/// scale's bits from its scale word.
+ORDO_HD ORDO_FORCEINLINE void load_block_words(const std::uint32_t* codes, std::uint32_t scale_word, std::uint32_t sel,
+                                               int scale_shift, std::uint32_t& lo, std::uint32_t& hi, std::uint16_t& d) {
+  lo = gpu::byte_perm(codes[0], codes[1], sel);
+  hi = gpu::byte_perm(codes[4], codes[5], sel);
+  d = std::uint16_t(scale_word >> scale_shift);
 }
 
 }  // namespace ordo::ops::qmv::int8_mma_tree

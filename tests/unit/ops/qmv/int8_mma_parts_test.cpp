@@ -4,8 +4,9 @@
 //     be built with; lane values are full-mantissa floats of mixed sign and magnitude, so a wrong
 //     pairing rounds differently, and the test shows that it would (a contiguous cut fails);
 //   - the biased integer the mma returns converts to float(isum) exactly over the dots' range;
-//   - the Q8_0 loader gives thread-in-group q of every block of a window the block's scale and
-//     its codes 4q..4q+3 and 16+4q..16+4q+3 as the mma A-fragment words.
+//   - the Q8_0 loader gives thread-in-group q of every block of a window the block's scale bits and
+//     its codes 4q..4q+3 and 16+4q..16+4q+3 as the mma A-fragment words, and a warp's leaves
+//     share its first leaf's word layout up to a constant.
 #include "ordo/ops/qmv/int8_mma_parts.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "ordo/numeric/conversions.hpp"
 #include "ordo/order/combine.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/quant/random_draws.hpp"
@@ -81,19 +81,35 @@ TEST(int8_mma_parts, q8_0_loader_gives_each_thread_its_fragment_words) {
     std::memcpy(window, blocks, 32 * sizeof(quant::q8_0::block));
     for (int i = 0; i < 32; ++i) {
       for (int q = 0; q < 4; ++q) {
-        float scale = 0.0f;
         std::uint32_t lo = 0, hi = 0;
-        ops::qmv::int8_mma_tree::load_weight_block(window, i, q, scale, lo, hi);
+        std::uint16_t d = 0;
+        using ops::qmv::int8_mma_tree::block_words;
+        const auto* row = reinterpret_cast<const std::uint32_t*>(window);
+        const block_words at = block_words::of(i);
+        ops::qmv::int8_mma_tree::load_block_words(row + at.code_word + q, row[at.scale_word], at.sel, at.scale_shift, lo, hi, d);
         std::uint32_t want_lo = 0, want_hi = 0;
         std::memcpy(&want_lo, blocks[i].qs + 4 * q, 4);
         std::memcpy(&want_hi, blocks[i].qs + 16 + 4 * q, 4);
-        const float want_scale = numeric::f16_to_f32(blocks[i].d);
-        mismatches += lo != want_lo || hi != want_hi ||
-                      std::bit_cast<std::uint32_t>(scale) != std::bit_cast<std::uint32_t>(want_scale);
+        mismatches += lo != want_lo || hi != want_hi || d != blocks[i].d;
       }
     }
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+// A warp's leaves are w + S·m (S even): their words are leaf w's moved by 17·S·m / 2 words, with
+// leaf w's byte_perm and shift, as the kernel computes them.
+TEST(int8_mma_parts, a_warps_leaves_share_the_first_leafs_layout) {
+  using ops::qmv::int8_mma_tree::block_words;
+  for (int S : {2, 4, 8, 16})
+    for (int w = 0; w < S; ++w)
+      for (int m = 0; w + S * m < 32; ++m) {
+        const block_words first = block_words::of(w), at = block_words::of(w + S * m);
+        EXPECT_EQ(at.code_word, first.code_word + 17 * S * m / 2);
+        EXPECT_EQ(at.scale_word, first.scale_word + 17 * S * m / 2);
+        EXPECT_EQ(at.sel, first.sel);
+        EXPECT_EQ(at.scale_shift, first.scale_shift);
+      }
 }
 
 // Every integer dot of 32 int8 pairs (|isum| <= 32·128·128 = 2^19), and past it to ±(2^22 − 1):

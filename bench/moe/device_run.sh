@@ -17,7 +17,7 @@
 #   MOE=1    moe_bench --iters 50 MOE_ARGS (PLAIN=1: also --plain-launches)
 #   QMV=1    qmv_bench --iters 100 QMV_ARGS
 #   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_MOE=0: not;
-#            LLAMA_QMV=1: and ORDO_QMV_ONLY)
+#            LLAMA_QMV=1: and ORDO_QMV_ONLY, for LLAMA_QMV_TIMEOUT seconds, default 150)
 # Everything lands in $OUT/all.tgz (the device returns at most 8 files).
 BIN=${BIN:-.dev/run/bin}
 FINAL_OUT=$OUT; OUT=/tmp/o; mkdir -p $OUT
@@ -87,7 +87,7 @@ if [ -n "${BPID:-}" ]; then
     grep -E "MUL_MAT" $OUT/llama_moe.log | sed -E 's/ +/ /g' | cut -c1-220
   fi
   if [ "${LLAMA_QMV:-0}" = 1 ]; then
-    ORDO_QMV_ONLY=1 timeout 150 $TBO perf -b CUDA0 -o MUL_MAT > $OUT/llama_qmv.log 2>&1; echo "llama qmv rc=$?"
+    ORDO_QMV_ONLY=1 timeout ${LLAMA_QMV_TIMEOUT:-150} $TBO perf -b CUDA0 -o MUL_MAT > $OUT/llama_qmv.log 2>&1; echo "llama qmv rc=$?"
     grep -E "MUL_MAT.*(Q8_0|MXFP4)" $OUT/llama_qmv.log | sed -E 's/ +/ /g' | cut -c1-220
   fi
 fi

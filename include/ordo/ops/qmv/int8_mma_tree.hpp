@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(config<Policy>::subtrees * 32, 1) kernel(probl
   auto* smem = reinterpret_cast<std::byte*>(ordo_qmv_int8_mma_tree_smem);
   const smem_layout<R, Policy> L(nb);
   auto* frags = reinterpret_cast<uint2*>(smem + L.frags);  // [nb][NT][32 lanes]: (codes 4q.., codes 16+4q..)
-  auto* xs = reinterpret_cast<float*>(smem + L.scales);    // [nb][R]
+  auto* xs = reinterpret_cast<float*>(smem + L.scales);    // [nb][RP]
   auto* exchange = reinterpret_cast<float*>(smem + L.exchange);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + L.barriers);
   std::uint64_t* empty = full + NS;

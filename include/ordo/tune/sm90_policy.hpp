@@ -2,7 +2,8 @@
 /// compile check at fewer tiers): 8 warps per CTA for the generic kernel (the defaults) and the
 /// streaming kernel's fields (ops/qmv/int8_dot_streaming.hpp): 8 warps per CTA, a ring of 3 window
 /// stages per warp, 4 weight rows per warp sharing each activation load (2 for MXFP4), launches
-/// that overlap their predecessor's tail (ops/qmv/dependent_launch.hpp, weights_before_wait).
+/// that overlap their predecessor's tail (ops/qmv/dependent_launch.hpp, weights_before_wait); and
+/// the int8 mma kernel's (ops/qmv/int8_mma_tree.hpp) for Q8_0 from 8 rows.
 /// Why these values: tune/sm90.hpp.
 #pragma once
 #include "ordo/ops/qmv/dependent_launch.hpp"
@@ -15,5 +16,13 @@ struct sm90_qmv_policy : defaults::qmv::policy {
   static constexpr int streaming_rows_per_warp = 4;
   static constexpr int streaming_rows_per_warp_mxfp4 = 2;
   static constexpr auto streaming_overlap = ops::qmv::launch_overlap::weights_before_wait;
+  // The int8 mma kernel for Q8_0 (ops/qmv/int8_mma_tree.hpp): from 8 rows, 8 warps (subtrees) a
+  // CTA, 4 ring slots, every warp issuing 2 rows of a unit. The shape the device gate ran
+  // (docs/PERFORMANCE.md, session 16); 3 slots from 5 rows measured as fast or faster and awaits
+  // its gate.
+  static constexpr int mma_min_rows = 8;
+  static constexpr int mma_subtrees = 8;
+  static constexpr int mma_stages = 4;
+  static constexpr int mma_issuers = 8;
 };
 }  // namespace ordo::tune

@@ -313,9 +313,9 @@ __global__ void __launch_bounds__(config<Policy>::subtrees * 32, 1) kernel(probl
 #endif
 }
 
-/// Launches the kernel when it is enabled (mma_switch.hpp), applies and its preconditions hold: weights 16-byte aligned with
-/// every row window in whole granules, activation rows 4-byte aligned, the staged rows fitting in
-/// shared memory. Returns false (and launches nothing) otherwise.
+/// Launches the kernel when it is enabled (mma_switch.hpp) and its preconditions hold: weights
+/// 16-byte aligned with every row window in whole granules, activation rows 4-byte aligned, the
+/// staged rows fitting in shared memory. Returns false (and launches nothing) otherwise.
 template <int R, class Policy>
 bool try_launch(const problem& p, gpu::stream_t stream) {
   using cfg = config<Policy>;

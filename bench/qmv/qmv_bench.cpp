@@ -200,6 +200,20 @@ double time_launches(ops::qmv::problem p, const std::byte* w, std::size_t w_byte
   return batch[1];
 }
 
+/// A table cell of a time (0: the shape does not apply).
+std::string time_cell(double us) {
+  char cell[32];
+  std::snprintf(cell, sizeof cell, us > 0 ? " %.2f |" : " n/a |", us);
+  return cell;
+}
+
+/// A table header: the leading columns `h` (separator `sep`), then a column per policy of the list.
+template <class... Ps>
+std::string policy_header(std::string h, std::string sep, meta::type_list<Ps...>) {
+  ((h += " " + Ps::name() + " |", sep += "---|"), ...);
+  return h + "\n" + sep + "\n";
+}
+
 /// time_launches of the streaming kernel with policy P.
 template <class D, int R, class P>
 double time_variant(const ops::qmv::problem& p, const std::byte* w, std::size_t w_bytes, int copies, int iters,
@@ -216,31 +230,14 @@ std::string mma_rows(const char* what, const ops::qmv::problem& p, const std::by
                      int iters) {
   using base = tune::preset::qmv::policy;
   std::string row = std::string("| ") + what + " | " + std::to_string(R) + " |";
-  auto cell = [](double us) {
-    char c[32];
-    std::snprintf(c, sizeof c, us > 0 ? " %.2f |" : " n/a |", us);
-    return std::string(c);
-  };
-  row += cell(time_variant<ops::qmv::q8_0_decoder, R, base>(p, w, w_bytes, copies, iters, nullptr, nullptr));
+  row += time_cell(time_variant<ops::qmv::q8_0_decoder, R, base>(p, w, w_bytes, copies, iters, nullptr, nullptr));
   [&]<class... Ps>(meta::type_list<Ps...>) {
-    ((row += cell(time_launches(p, w, w_bytes, copies, iters, nullptr, nullptr, [](const ops::qmv::problem& pp) {
+    ((row += time_cell(time_launches(p, w, w_bytes, copies, iters, nullptr, nullptr, [](const ops::qmv::problem& pp) {
         return ops::qmv::int8_mma_tree::try_launch<R, Ps>(pp, nullptr);
       }))),
      ...);
   }(mma_variants{});
   return row + "\n";
-}
-
-std::string mma_header() {
-  std::string h = "| shape | tier | dp4a streaming |", sep = "|---|---|---|";
-  [&]<class... Ps>(meta::type_list<Ps...>) { ((h += " " + Ps::name() + " |", sep += "---|"), ...); }(mma_variants{});
-  return h + "\n" + sep + "\n";
-}
-
-std::string variant_header() {
-  std::string h = "| shape | format | tier | launches |", sep = "|---|---|---|---|";
-  [&]<class... Ps>(meta::type_list<Ps...>) { ((h += " " + Ps::name() + " |", sep += "---|"), ...); }(variants{});
-  return h + "\n" + sep + "\n";
 }
 
 template <class D, int R>
@@ -252,13 +249,7 @@ std::string variant_rows(const char* what, const ops::qmv::problem& p, const std
     std::string row = std::string("| ") + what + " | " + std::string(D::format::name) + " | " + std::to_string(R) + " | " +
                       (after_quantize ? "after quantize" : "alone") + " |";
     [&]<class... Ps>(meta::type_list<Ps...>) {
-      ((row += [&] {
-         const double us = time_variant<D, R, Ps>(p, w, w_bytes, copies, iters, after_quantize ? &q : nullptr, quantize);
-         char cell[32];
-         std::snprintf(cell, sizeof cell, us > 0 ? " %.2f |" : " n/a |", us);
-         return std::string(cell);
-       }()),
-       ...);
+      ((row += time_cell(time_variant<D, R, Ps>(p, w, w_bytes, copies, iters, after_quantize ? &q : nullptr, quantize))), ...);
     }(variants{});
     rows += row + "\n";
   }
@@ -416,10 +407,10 @@ int main(int argc, char** argv) {
 #if defined(ORDO_GPU_CUDA)
   if (sweep)
     variant_table = "\nstreaming-kernel variants, µs/launch (warps per CTA / ring stages / rows per warp, launch overlap):\n" +
-                    variant_header() + variant_table;
+                    policy_header("| shape | format | tier | launches |", "|---|---|---|---|", variants{}) + variant_table;
   if (!mma_table.empty())
     variant_table += "\nQ8_0 from 2 rows: the dp4a streaming kernel against the mma kernel's shapes (subtrees / ring slots / issuing warps), "
-                     "µs/launch alone:\n" + mma_header() + mma_table;
+                     "µs/launch alone:\n" + policy_header("| shape | tier | dp4a streaming |", "|---|---|---|", mma_variants{}) + mma_table;
 #endif
   std::printf("%s", variant_table.c_str());
   if (!markdown.empty()) {

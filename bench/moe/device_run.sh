@@ -11,7 +11,8 @@
 #   NCU_MOE  layout: ncu sections of moe_bench's launches (NCU_SKIP, NCU_COUNT, NCU_ARGS: e.g.
 #            '--tiers 16' for one tier's launches)
 #   NCU_SRC  kernel regex: per-SASS-instruction counts and stall samples (SourceCounters) of one
-#            launch of moe_bench --layouts mxfp4 NCU_ARGS, as CSV (SASS=1 also dumps the static SASS)
+#            launch of moe_bench --layouts NCU_LAYOUT (mxfp4) NCU_ARGS, as CSV (SASS=1 also dumps
+#            the static SASS)
 #   NCU_QMV  kernel regex: ncu sections and per-SASS stall samples of one qmv_bench launch
 #            (NCU_SKIP; NCU_ARGS: qmv_bench's arguments, e.g. '--formats q8_0 --shapes q_b --tiers 16')
 #   MOE=1    moe_bench --iters 50 MOE_ARGS (PLAIN=1: also --plain-launches)
@@ -48,9 +49,9 @@ if [ -n "${NCU_MOE:-}" ]; then
     $X/moe_bench --layouts $NCU_MOE --iters 3 ${NCU_ARGS:-} > $OUT/ncu_moe.txt 2>&1; echo "ncu rc=$?"
   grep -E "^  [a-z_]+.*\(|Duration|Registers Per|Executed Instructions  |Achieved Occupancy|Issued Warp|No Eligible|Dynamic Shared" $OUT/ncu_moe.txt | head -40
 fi
-if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (regex NCU_SRC) of moe_bench mxfp4, and the static SASS
+if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (regex NCU_SRC) of moe_bench NCU_LAYOUT, and the static SASS
   timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:$NCU_SRC --launch-skip 5 --launch-count 1 \
-    --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts mxfp4 --iters 3 ${NCU_ARGS:-} > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
+    --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts ${NCU_LAYOUT:-mxfp4} --iters 3 ${NCU_ARGS:-} > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
   ncu -i /tmp/src.ncu-rep --page source --csv --print-source sass > $OUT/src_sass.csv 2> $OUT/src_err.txt; echo "page source rc=$? $(wc -l < $OUT/src_sass.csv) lines"; head -c 600 $OUT/src_err.txt
   ncu -i /tmp/src.ncu-rep --page details > $OUT/src_details.txt 2>&1
   [ "${SASS:-0}" = 1 ] && { cuobjdump --dump-sass $X/moe_bench 2>/dev/null | xz -T8 -3 > $FINAL_OUT/sass.xz; ls -la $FINAL_OUT/sass.xz; }
@@ -88,7 +89,7 @@ if [ -n "${BPID:-}" ]; then
   fi
   if [ "${LLAMA_QMV:-0}" = 1 ]; then
     ORDO_QMV_ONLY=1 timeout ${LLAMA_QMV_TIMEOUT:-150} $TBO perf -b CUDA0 -o MUL_MAT > $OUT/llama_qmv.log 2>&1; echo "llama qmv rc=$?"
-    grep -E "MUL_MAT.*(Q8_0|MXFP4)" $OUT/llama_qmv.log | sed -E 's/ +/ /g' | cut -c1-220
+    grep -E "MUL_MAT.*(Q8_0|MXFP4|IQ2_XXS|Q2_K)" $OUT/llama_qmv.log | sed -E 's/ +/ /g' | cut -c1-220
   fi
 fi
 t done

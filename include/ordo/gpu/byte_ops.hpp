@@ -5,7 +5,9 @@
 ///     byte is replaced by its sign (0x00 or 0xff). CUDA's __byte_perm clears bit 3 first (an extra
 ///     AND); the decoders use the sign mode on purpose.
 ///   funnel_shift_r(lo, hi, s): bits s .. s + 31 of the 64-bit {hi, lo} (s < 32).
+///   popcount(x): the number of set bits of x.
 #pragma once
+#include <bit>
 #include <cstdint>
 
 #include "ordo/gpu/portability.hpp"
@@ -35,6 +37,14 @@ ORDO_HD ORDO_FORCEINLINE std::uint32_t funnel_shift_r(std::uint32_t lo, std::uin
   return __funnelshift_r(lo, hi, s);
 #else
   return std::uint32_t(((std::uint64_t{hi} << 32) | lo) >> (s & 31u));
+#endif
+}
+
+ORDO_HD ORDO_FORCEINLINE std::uint32_t popcount(std::uint32_t x) {
+#if defined(ORDO_DEVICE_PASS)
+  return std::uint32_t(__popc(x));
+#else
+  return std::uint32_t(std::popcount(x));
 #endif
 }
 

@@ -3,8 +3,9 @@
 // more than one shared-memory window per row (> window_blocks: 128 Q8_0 / 256 MXFP4 blocks on
 // sm90) are included, and asserted to be multi-window, so that path is taken. The output head
 // (129280 rows) runs at tiers 1, 8, 16 of ls32 only, to bound the CPU executor's time. Q8_0 from
-// 8 rows runs the mma kernel where rows are in whole 16-byte granules (ops/qmv/int8_mma_tree.hpp):
-// q_b, the head and the granule-tail shapes.
+// the policy's mma_min_rows (5 on sm90) runs the mma kernel where rows are in whole 16-byte
+// granules (ops/qmv/int8_mma_tree.hpp): q_b and the granule-tail shapes at tiers 5-8 and 16, the
+// head at 8 and 16.
 #include <gtest/gtest.h>
 
 #include <cstdio>

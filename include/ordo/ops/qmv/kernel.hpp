@@ -76,7 +76,7 @@ struct kernel {
   }
 
 #if defined(ORDO_GPU)
-  /// The faster arrangements of the same lane-strided bits on CUDA: from 8 rows of Q8_0 the mma
+  /// The faster arrangements of the same lane-strided bits on CUDA: from mma_min_rows of Q8_0 the mma
   /// kernel (ops/qmv/int8_mma_tree.hpp), else the dp4a streaming kernel for Q8_0/MXFP4
   /// (ops/qmv/int8_dot_streaming.hpp); false where neither applies.
   static bool try_specialized_launch([[maybe_unused]] const problem& p, [[maybe_unused]] gpu::stream_t stream) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ordo/gpu/byte_ops.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/quant/random_draws.hpp"
 
@@ -70,11 +71,29 @@ TEST(int_chunk_decoders, mutant_q2_k_wrong_shift_is_caught) {
   EXPECT_GT((mismatching_chunks<quant::q2_k, q2_k_shift_off_by_one_chunk>(200)), 100);
 }
 
-TEST(int_chunk_decoders, byte_mask_spreads_four_bits) {
-  EXPECT_EQ(ops::qmv::detail::byte_mask(0b0000u), 0x00000000u);
-  EXPECT_EQ(ops::qmv::detail::byte_mask(0b0101u), 0x00ff00ffu);
-  EXPECT_EQ(ops::qmv::detail::byte_mask(0b1010u), 0xff00ff00u);
-  EXPECT_EQ(ops::qmv::detail::byte_mask(0b1111u), 0xffffffffu);
+/// The masks that iq2_signs(s)'s eight bits spell, byte by byte (the oracle: one byte per bit).
+std::uint64_t masks_of_signs(std::uint32_t s) {
+  const std::uint32_t signs = quant::iq2_signs(s);
+  std::uint64_t m = 0;
+  for (int j = 0; j < 8; ++j)
+    if ((signs >> j) & 1u) m |= std::uint64_t{0xff} << (8 * j);
+  return m;
+}
+TEST(int_chunk_decoders, iq2_sign_masks_match_iq2_signs_for_every_stored_byte) {
+  for (std::uint32_t s = 0; s < 128; ++s) {
+    std::uint32_t lo = 0, hi = 0;
+    ops::qmv::detail::iq2_sign_masks(s, lo, hi);
+    EXPECT_EQ((std::uint64_t{hi} << 32) | lo, masks_of_signs(s)) << "s = " << s;
+  }
+}
+TEST(int_chunk_decoders, mutant_sign_masks_without_parity_is_caught) {
+  int differ = 0;
+  for (std::uint32_t s = 0; s < 128; ++s) {
+    const std::uint32_t lo = gpu::byte_perm(s * 0x10204080u, 0u, 0xBA98u);
+    const std::uint32_t hi = gpu::byte_perm(s * 0x00020408u, 0u, 0xBA98u);  // parity bit dropped
+    differ += ((std::uint64_t{hi} << 32) | lo) != masks_of_signs(s);
+  }
+  EXPECT_EQ(differ, 64);  // every s of odd parity
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 # bench/moe/prepare_device_run.sh makes them here. Environment:
 #   BIN      folder of the *.xz binaries (BIN2: a second one); BASE: a folder whose moe_bench.xz
 #            and/or qmv_bench.xz are baselines, timed first (BASE_LAYOUTS; QMV_BASE_ARGS)
-#   PROPS    ordo_props_gpu filter ('moe.*'); TESTS: gtest binaries to run
+#   PROPS    ordo_props_gpu filters, space-separated ('qmv.* moe.*'); TESTS: gtest binaries to run
 #   NCU_MOE  layout: ncu sections of moe_bench's launches (NCU_SKIP, NCU_COUNT, NCU_ARGS: e.g.
 #            '--tiers 16' for one tier's launches)
 #   NCU_SRC  kernel regex: per-SASS-instruction counts and stall samples (SourceCounters) of one
@@ -36,9 +36,10 @@ if [ "${LLAMA:-0}" = 1 ]; then
     && nice -n 10 ninja -C $LB -j14 test-backend-ops >> $OUT/llama_build.log 2>&1; echo "llama build rc=$?" >> $OUT/llama_build.log ) &
   BPID=$!
 fi
-if [ -n "${PROPS:-}" ]; then
-  t "props $PROPS"; timeout 200 $X/ordo_props_gpu "$PROPS" --cases 6 > $OUT/props.log 2>&1; echo "props rc=$?"; tail -4 $OUT/props.log
-fi
+read -ra PROP_FILTERS <<< "${PROPS:-}"  # no pathname expansion of the filters
+for P in "${PROP_FILTERS[@]}"; do
+  t "props $P"; timeout 200 $X/ordo_props_gpu "$P" --cases 6 >> $OUT/props.log 2>&1; echo "props $P rc=$?"; tail -4 $OUT/props.log
+done
 for T in ${TESTS:-}; do
   t "$T"; RC_PARAMS=max_success=6 timeout 200 $X/$T > $OUT/$T.log 2>&1; echo "$T rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED" $OUT/$T.log | tail -8
 done

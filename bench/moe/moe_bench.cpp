@@ -8,7 +8,7 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at the tiers of variant_tiers (now 6-8), to choose the preset's. They run
+// preset's, at the tiers of variant_tiers (now 1, 2, 4, 8), to choose the preset's. They run
 // the same operations in the same order, so only speed may differ: each variant's step output is
 // compared bit for bit with the preset's on the same routing at each tier, and a difference fails
 // the run (exit 1). The GPU tests check the preset's against the CPU executor.
@@ -54,13 +54,16 @@ namespace {
 /// Granular statement runs where it can (streaming.hpp config::granular), its loop order (RO: 1
 /// rows outermost, 0 pairs outermost, -1 the preset's choice by registers), the chunk window's
 /// unrolled steps (CU), the KB of shared memory down may stage mid_act in (MidKB; the preset's 64
-/// stages tiers 1-4), down's warps a CTA and CTAs an SM (DW, DM; 0: W and M); gate_up deals its
+/// stages tiers 1-4), down's warps a CTA and CTAs an SM (DW, DM; 0: W and M), the rows of a chunk
+/// format's window that walk together (CR; streaming.hpp config::chunk_rows); gate_up deals its
 /// items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower).
-template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1, int MidKB = 64, int DW = 0, int DM = 0>
+template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1, int MidKB = 64, int DW = 0, int DM = 0,
+          int CR = 1>
 struct variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_down_warps = DW ? DW : W, moe_down_min_ctas = DM ? DM : M;
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
   static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M, moe_rows_outer = RO, moe_chunk_step_unroll = CU;
+  static constexpr int moe_chunk_rows = CR;
   static constexpr std::size_t moe_mid_act_budget = std::size_t(MidKB) * 1024;
   static constexpr bool moe_boustrophedon = true, moe_streaming_granular = G;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
@@ -69,16 +72,20 @@ struct variant : ordo::tune::preset::qmv::policy {
            std::to_string(DR) + "/" + std::to_string(M) + (G ? " granular" : "") +
            (RO < 0 ? "" : RO ? " rows-outer" : " pairs-outer") + (CU == 1 ? "" : " chunk-unroll " + std::to_string(CU)) +
            (MidKB == 64 ? "" : " mid_act " + std::to_string(MidKB) + " KB") +
-           (DW || DM ? " down " + std::to_string(moe_down_warps) + " warps/" + std::to_string(moe_down_min_ctas) : "");
+           (DW || DM ? " down " + std::to_string(moe_down_warps) + " warps/" + std::to_string(moe_down_min_ctas) : "") +
+           (CR == 1 ? "" : " chunk rows " + std::to_string(CR));
   }
 };
-/// mxfp4: narrow16 built for its own tier (the preset builds tier 7 as 8: streaming::built_rows),
-/// at tiers 6-8. Earlier lists and what they measured are in docs/PERFORMANCE.md (session 15:
-/// the narrow shape at every tier, narrow16 at tiers 1-2, its 64 KB budget, three narrow CTAs an
-/// SM, gate_up items of 4 rows, down items of 4 rows, the wide shape, the window's pairs
-/// outermost, 32 KB; q2's wide shape at tiers 1-8; session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<variant<16, 2, 2, 2, 2, 1, false, -1, 1, 160>>;
-using q2_variants = ordo::meta::type_list<>;
+/// q2: the narrow shape (the preset's at tiers 1-6) with a chunk window's rows walked one, two and
+/// four at a time. Earlier lists and what they measured are in docs/PERFORMANCE.md (session 15:
+/// mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at
+/// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
+/// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
+/// session 12: 3 and 4 ring stages).
+using mxfp4_variants = ordo::meta::type_list<>;
+using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 1>,
+                                          variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 2>,
+                                          variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 4>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =
@@ -87,7 +94,7 @@ using variants_of =
 /// The tiers the variants run at (16 may be among them; session 15 timed the wide shape 1212.6 µs,
 /// down items of 4 rows 1092.2, 16 down warps 1062.8, gate_up items of 4 rows 2966.1 there,
 /// against the preset's 1024.5).
-using variant_tiers = std::integer_sequence<int, 6, 7, 8>;
+using variant_tiers = std::integer_sequence<int, 1, 2, 4, 8>;
 
 using namespace ordo;
 

@@ -206,6 +206,18 @@ struct config {
     else if constexpr (choice >= 0) return choice > 0;
     else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, R>, RW, R>;
   }();
+  /// Rows of a chunk format's window that walk together (moe_chunk_rows, capped at the window's
+  /// RW rows and dividing them; qmv::int_chunk_cooperative::accumulate_window_rows): 1 by default.
+  template <int RW>
+  static constexpr int chunk_rows = [] {
+    constexpr int want = [] {
+      if constexpr (requires { Policy::moe_chunk_rows; }) return int(Policy::moe_chunk_rows);
+      else return 1;
+    }();
+    int n = want < RW ? want : RW;
+    while (RW % n != 0) --n;
+    return n;
+  }();
   /// Copies of the chunk-cooperative window's 8-step loop body (moe_chunk_step_unroll;
   /// qmv::int_chunk_cooperative::accumulate_window): by default a loop, for the kernels' code size.
   static constexpr int chunk_step_unroll = [] {
@@ -405,7 +417,7 @@ struct global_rows {
 /// 32-block windows in ascending order. Granular: every offset is 0 (the ring's bulk copies land
 /// whole 16-byte granules at the slot's start), so a lane's block sits at the same place in every
 /// row and the address work of one row serves all.
-template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, class Src>
+template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, class Src>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R]) {
   if constexpr (int8_blocks<F>) {
@@ -470,17 +482,22 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
       }
     }
   } else {
-    // qmv's chunk-cooperative window statement, over the staged window.
+    // qmv's chunk-cooperative window statement, over the staged window, ChunkRows rows at a time.
+    static_assert(RW % ChunkRows == 0, "the window's rows split into whole groups of ChunkRows");
 #pragma unroll
-    for (int rr = 0; rr < RW; ++rr) {
-      float a[R];
+    for (int r0 = 0; r0 < RW; r0 += ChunkRows) {
+      const typename F::block* rows[ChunkRows];
+      float a[ChunkRows * R];
 #pragma unroll
-      for (int jj = 0; jj < R; ++jj) a[jj] = acc[rr * R + jj];
-      qmv::int_chunk_cooperative::accumulate_window<F, R, ChunkStepUnroll>(
-          reinterpret_cast<const typename F::block*>(stage + rr * stage_row + (Granular ? 0 : offset[rr])), wb, live,
-          [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a);
+      for (int n = 0; n < ChunkRows; ++n) {
+        rows[n] = reinterpret_cast<const typename F::block*>(stage + (r0 + n) * stage_row + (Granular ? 0 : offset[r0 + n]));
 #pragma unroll
-      for (int jj = 0; jj < R; ++jj) acc[rr * R + jj] = a[jj];
+        for (int jj = 0; jj < R; ++jj) a[n * R + jj] = acc[(r0 + n) * R + jj];
+      }
+      qmv::int_chunk_cooperative::accumulate_window_rows<F, ChunkRows, R, ChunkStepUnroll>(
+          rows, wb, live, [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a);
+#pragma unroll
+      for (int k = 0; k < ChunkRows * R; ++k) acc[r0 * R + k] = a[k];
     }
   }
 }
@@ -628,12 +645,12 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
         staged_rows<R> src{qs, d, nb, {}};
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row_of[jj] = row_of[jj];
-        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       } else {
         global_rows<typename F::activation, R> src;
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
-        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
       }
     };
     auto unit_terms = [&](auto granular) {
@@ -801,14 +818,14 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           staged_rows<R> src{mid_qs, mid_d, nb_mid, {}};
 #pragma unroll
           for (int jj = 0; jj < R; ++jj) src.row_of[jj] = slot[jj];
-          window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+          window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
           return;
         }
       }
       global_rows<typename F::activation, R> src;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-      window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+      window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
     };
     auto unit_terms = [&](auto granular) {
       if (cur.u == 0) terms(granular, S{});

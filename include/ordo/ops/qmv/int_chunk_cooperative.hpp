@@ -54,55 +54,73 @@ ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_
   return {gpu::shfl_i32(v.sumi, src), gpu::shfl_i32(v.summ, src)};
 }
 
-/// One window of a weight row — blocks wwin[0 .. wb), wb <= 32, the window's first block a
-/// multiple of 32 into the row, so block j's ls32 owner is lane j — against `live` activation
-/// rows: each owner lane adds its block's one-row term to acc[i]. `act(i, j)` is activation row
-/// i's dot block for window block j. Every lane of the warp calls it together; the window may lie
-/// in global or shared memory. StepUnroll: copies of the 8-step loop's body (1: a loop; its
-/// trip count is uniform). Unrolled whole, the body's IQ2_XXS/Q2_K decode × R rows made the q2
-/// layout's streamed moe kernels 111–420 KB of code (gate_up at tier 1: 264 KB, 95 KB as a loop;
+/// One window of NR weight rows — row n's blocks wwin[n][0 .. wb), wb <= 32, the window's first
+/// block a multiple of 32 into the row, so block j's ls32 owner is lane j — against `live`
+/// activation rows: each owner lane adds its block's one-row term to acc[n · R + i]. `act(i, j)`
+/// is activation row i's dot block for window block j. Every lane of the warp calls it together;
+/// the windows may lie in global or shared memory. The NR rows walk together: each step decodes a
+/// chunk of every row and dots them against the same activation words (loaded once), so a warp
+/// has NR independent chains in flight; each accumulator still gets its block terms one at a time,
+/// ascending, as with one row. StepUnroll: copies of the 8-step loop's body (1: a loop; its trip
+/// count is uniform). Unrolled whole, the body's IQ2_XXS/Q2_K decode × R rows made the q2 layout's
+/// streamed moe kernels 111–420 KB of code (gate_up at tier 1: 264 KB, 95 KB as a loop;
 /// bench/moe/kernel_resources.sh), far past the instruction caches.
-template <class F, int R, int StepUnroll = 1, class Act>
-ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window(const typename F::block* wwin, int wb, int live, const Act& act, int lane,
-                                                    float (&acc)[R]) {
+template <class F, int NR, int R, int StepUnroll = 1, class Act>
+ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block* const (&wwin)[NR], int wb, int live,
+                                                         const Act& act, int lane, float (&acc)[NR * R]) {
   using dec = int_chunk_decoder<F>;
   using sum_t = typename dec::int_sum;
   const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
-  sum_t mine[R];
+  sum_t mine[NR * R];
 #pragma unroll
-  for (int i = 0; i < R; ++i) mine[i] = sum_t{};
+  for (int k = 0; k < NR * R; ++k) mine[k] = sum_t{};
 #pragma unroll StepUnroll
   for (int t = 0; t < 8; ++t) {
     if (4 * t >= wb) break;  // uniform: the window has no block at this step
     const int j = group + 4 * t;
-    sum_t s[R];
+    sum_t s[NR * R];
 #pragma unroll
-    for (int i = 0; i < R; ++i) s[i] = sum_t{};
+    for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
     if (j < wb) {
-      const auto& blk = wwin[j];
-      std::uint32_t words[8];
-      dec::decode(blk, chunk, words);
+      std::uint32_t words[NR][8];
+#pragma unroll
+      for (int n = 0; n < NR; ++n) dec::decode(wwin[n][j], chunk, words[n]);
 #pragma unroll
       for (int i = 0; i < R; ++i)
-        if (i < live) s[i] = dec::dot(blk, chunk, words, act(i, j));
+        if (i < live) {
+          const auto& x = act(i, j);
+#pragma unroll
+          for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], x);
+        }
     }
     // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
     // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform).
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-      if (i < live) {
-        s[i] = xor_sum(xor_sum(xor_sum(s[i], 1), 2), 4);
-        const sum_t v = from_lane(s[i], 8 * (lane % 4));
-        if (lane / 4 == t) mine[i] = v;
+    for (int k = 0; k < NR * R; ++k) {
+      if (k % R < live) {
+        s[k] = xor_sum(xor_sum(xor_sum(s[k], 1), 2), 4);
+        const sum_t v = from_lane(s[k], 8 * (lane % 4));
+        if (lane / 4 == t) mine[k] = v;
       }
     }
   }
   if (lane < wb) {
-    const auto& blk = wwin[lane];
 #pragma unroll
-    for (int i = 0; i < R; ++i)
-      if (i < live) acc[i] = acc[i] + F::dot_scale(blk, act(i, lane).d, mine[i]);
+    for (int n = 0; n < NR; ++n) {
+      const auto& blk = wwin[n][lane];
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (i < live) acc[n * R + i] = acc[n * R + i] + F::dot_scale(blk, act(i, lane).d, mine[n * R + i]);
+    }
   }
+}
+
+/// accumulate_window_rows for one weight row: blocks wwin[0 .. wb) into acc[i].
+template <class F, int R, int StepUnroll = 1, class Act>
+ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window(const typename F::block* wwin, int wb, int live, const Act& act, int lane,
+                                                    float (&acc)[R]) {
+  const typename F::block* const rows[1] = {wwin};
+  accumulate_window_rows<F, 1, R, StepUnroll>(rows, wb, live, act, lane, acc);
 }
 
 /// One weight row (`wrow`, nb dot blocks) against `live` activation rows: each lane's ls32 partial

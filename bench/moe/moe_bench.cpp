@@ -8,7 +8,7 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at the tiers of variant_tiers (now 1, 2, 4, 8), to choose the preset's. They run
+// preset's, at the tiers of variant_tiers (now 1, 2, 4-8, 16), to choose the preset's. They run
 // the same operations in the same order, so only speed may differ: each variant's step output is
 // compared bit for bit with the preset's on the same routing at each tier, and a difference fails
 // the run (exit 1). The GPU tests check the preset's against the CPU executor.
@@ -76,16 +76,16 @@ struct variant : ordo::tune::preset::qmv::policy {
            (CR == 1 ? "" : " chunk rows " + std::to_string(CR));
   }
 };
-/// q2: the narrow shape (the preset's at tiers 1-6) with a chunk window's rows walked one, two and
-/// four at a time. Earlier lists and what they measured are in docs/PERFORMANCE.md (session 15:
-/// mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at
-/// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
-/// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
-/// session 12: 3 and 4 ring stages).
+/// q2: a chunk window's rows walked one at a time (as before session 17) in the preset's shapes —
+/// narrow at tiers 1-6, wide from 7 — against the preset's 4 (to tier 4) or 2 rows; session 17's
+/// first list (narrow, 1/2/4 rows at tiers 1, 2, 4, 8) chose the preset's. Earlier lists and what
+/// they measured are in docs/PERFORMANCE.md (session 15: mxfp4's narrow16 built for its own tier
+/// at 6-8, the narrow shape at every tier, narrow16 at tiers 1-2, its 64 KB budget, three narrow
+/// CTAs an SM, gate_up items of 4 rows, down items of 4 rows, the wide shape, the window's pairs
+/// outermost, 32 KB; q2's wide shape at tiers 1-8; session 12: 3 and 4 ring stages).
 using mxfp4_variants = ordo::meta::type_list<>;
 using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 1>,
-                                          variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 2>,
-                                          variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 4>>;
+                                          variant<16, 2, 2, 1, 1, 1, false, -1, 1, 64, 0, 0, 1>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =
@@ -94,7 +94,7 @@ using variants_of =
 /// The tiers the variants run at (16 may be among them; session 15 timed the wide shape 1212.6 µs,
 /// down items of 4 rows 1092.2, 16 down warps 1062.8, gate_up items of 4 rows 2966.1 there,
 /// against the preset's 1024.5).
-using variant_tiers = std::integer_sequence<int, 1, 2, 4, 8>;
+using variant_tiers = std::integer_sequence<int, 1, 2, 4, 5, 6, 7, 8, 16>;
 
 using namespace ordo;
 

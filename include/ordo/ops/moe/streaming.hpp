@@ -207,12 +207,15 @@ struct config {
     else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, R>, RW, R>;
   }();
   /// Rows of a chunk format's window that walk together (moe_chunk_rows, capped at the window's
-  /// RW rows and dividing them; qmv::int_chunk_cooperative::accumulate_window_rows): 1 by default.
+  /// RW rows and dividing them; qmv::int_chunk_cooperative::accumulate_window_rows): by default 4
+  /// to tier 4, else 2. bench/moe variants, session 17 (H100, q2 layout, narrow shape, µs a step at
+  /// tiers 1/2/4/8): one row 82.8/137.5/281.2/891.1, two 77.1/125.1/252.3/761.6, four
+  /// 74.9/124.7/248.8/809.6 (four rows spill at tier 8).
   template <int RW>
   static constexpr int chunk_rows = [] {
     constexpr int want = [] {
       if constexpr (requires { Policy::moe_chunk_rows; }) return int(Policy::moe_chunk_rows);
-      else return 1;
+      else return R <= 4 ? 4 : 2;
     }();
     int n = want < RW ? want : RW;
     while (RW % n != 0) --n;

@@ -82,6 +82,15 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
 #pragma unroll
     for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
     if (j < wb) {
+      // Up to 2 activation rows, their words are requested before the decode, so the loads' latency
+      // hides behind it; more rows would hold 8 registers each across it, so they load after.
+      constexpr bool early = R <= 2;
+      std::uint32_t xw[early ? R : 1][8];
+      if constexpr (early) {
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (i < live) chunk_words(act(i, j), chunk, xw[i]);
+      }
       std::uint32_t words[NR][8];
 #pragma unroll
       for (int n = 0; n < NR; ++n) dec::decode(wwin[n][j], chunk, words[n]);
@@ -89,8 +98,9 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
       for (int i = 0; i < R; ++i)
         if (i < live) {
           const auto& x = act(i, j);
+          if constexpr (!early) chunk_words(x, chunk, xw[0]);
 #pragma unroll
-          for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], x);
+          for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
         }
     }
     // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then

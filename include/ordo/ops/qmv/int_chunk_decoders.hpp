@@ -1,8 +1,8 @@
 /// Packed decoders of one 32-element integer chunk of a 256-element K-quant block (IQ2_XXS, Q2_K),
 /// for the warp-cooperative qmv arrangement (int_chunk_cooperative.hpp). `decode` turns chunk c of
 /// a weight block into 8 words of 4 signed int8 values (element order); `dot` is the chunk's exact
-/// integer part against a q8_k activation block from those words, with dot4_i8 (dp4a / sdot4 on a
-/// device). Both give exactly the format's own `dot_int_chunk(w, x, c)` (the portable byte loops of
+/// integer part against a q8_k activation block from those words and the block's chunk_words,
+/// with dot4_i8 (dp4a / sdot4 on a device). Both give exactly the format's own `dot_int_chunk(w, x, c)` (the portable byte loops of
 /// quant/<format>.hpp): tests/unit/ops/qmv/int_chunk_decoders_test.cpp checks every chunk of random
 /// blocks on the host. Reads the activation's codes as aligned 32-bit words: the caller checks that
 /// the activation rows are 4-byte aligned.
@@ -23,13 +23,12 @@ template <class F>
 struct int_chunk_decoder {};  // specialized for each format the cooperative kernel runs
 
 namespace detail {
-/// Σ over words [w0, w0 + n) of dot4_i8(w[k], x[k]).
+/// Σ over words [0, n) of dot4_i8(w[k], x[k]).
 template <int n>
-ORDO_HD ORDO_FORCEINLINE std::int32_t dot_words(const std::uint32_t* w, const std::int8_t* x) {
-  const auto* xw = reinterpret_cast<const std::int32_t*>(x);
+ORDO_HD ORDO_FORCEINLINE std::int32_t dot_words(const std::uint32_t* w, const std::uint32_t* x) {
   std::int32_t s = 0;
 #pragma unroll
-  for (int k = 0; k < n; ++k) s = gpu::dot4_i8(std::int32_t(w[k]), xw[k], s);
+  for (int k = 0; k < n; ++k) s = gpu::dot4_i8(std::int32_t(w[k]), std::int32_t(x[k]), s);
   return s;
 }
 /// The sign masks of one IQ2_XXS grid row: 0xff in byte j of lo (hi) where bit j (j + 4) of
@@ -42,6 +41,15 @@ ORDO_HD ORDO_FORCEINLINE void iq2_sign_masks(std::uint32_t s, std::uint32_t& lo,
   hi = gpu::byte_perm(s * 0x00020408u + (gpu::popcount(s) << 31), 0u, 0xBA98u);  // bit 4 + j -> 8j + 7 (j < 3)
 }
 }  // namespace detail
+
+/// The activation codes chunk c of a 256-element block dots against — x.qs[32c .. 32c + 32) as 8
+/// words — for both formats below; loaded apart from `dot` so a caller can issue the loads before
+/// the weight chunk's decode.
+ORDO_HD ORDO_FORCEINLINE void chunk_words(const quant::q8_k::block& x, int c, std::uint32_t (&xw)[8]) {
+  const auto* q = reinterpret_cast<const std::uint32_t*>(x.qs + 32 * c);
+#pragma unroll
+  for (int k = 0; k < 8; ++k) xw[k] = q[k];
+}
 
 template <>
 struct int_chunk_decoder<quant::iq2_xxs> {
@@ -60,9 +68,10 @@ struct int_chunk_decoder<quant::iq2_xxs> {
       w[2 * l + 1] = (std::uint32_t(g >> 32) ^ m1) + (m1 & 0x01010101u);
     }
   }
-  ORDO_HD ORDO_FORCEINLINE static int_sum dot(const F::block& b, int ib, const std::uint32_t (&w)[8],
-                                              const quant::q8_k::block& x) {
-    return (2 * F::scale(b, ib) + 1) * detail::dot_words<8>(w, x.qs + 32 * ib);
+  /// xw: chunk_words(x, ib).
+  ORDO_HD ORDO_FORCEINLINE static int_sum dot(const F::block& b, int ib, const std::uint32_t (&w)[8], const std::uint32_t (&xw)[8],
+                                              const quant::q8_k::block&) {
+    return (2 * F::scale(b, ib) + 1) * detail::dot_words<8>(w, xw);
   }
 };
 
@@ -77,10 +86,11 @@ struct int_chunk_decoder<quant::q2_k> {
 #pragma unroll
     for (int k = 0; k < 8; ++k) w[k] = (q[k] >> shift) & 0x03030303u;
   }
-  ORDO_HD ORDO_FORCEINLINE static int_sum dot(const F::block& b, int c, const std::uint32_t (&w)[8],
+  /// xw: chunk_words(x, c) (sub-block 2c's 16 codes, then 2c + 1's).
+  ORDO_HD ORDO_FORCEINLINE static int_sum dot(const F::block& b, int c, const std::uint32_t (&w)[8], const std::uint32_t (&xw)[8],
                                               const quant::q8_k::block& x) {
     const int j0 = 2 * c, j1 = 2 * c + 1;
-    const std::int32_t d0 = detail::dot_words<4>(w, x.qs + 16 * j0), d1 = detail::dot_words<4>(w + 4, x.qs + 16 * j1);
+    const std::int32_t d0 = detail::dot_words<4>(w, xw), d1 = detail::dot_words<4>(w + 4, xw + 4);
     return {(b.scales[j0] & 0x0f) * d0 + (b.scales[j1] & 0x0f) * d1,
             (b.scales[j0] >> 4) * std::int32_t{x.bsums[j0]} + (b.scales[j1] >> 4) * std::int32_t{x.bsums[j1]}};
   }

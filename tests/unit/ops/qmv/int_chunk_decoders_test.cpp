@@ -36,7 +36,9 @@ int mismatching_chunks(int blocks) {
     for (int c = 0; c < F::int_chunks; ++c) {
       std::uint32_t words[8];
       Dec::decode(w, c, words);
-      const auto got = Dec::dot(w, c, words, a);
+      std::uint32_t xw[8];
+      ops::qmv::chunk_words(a, c, xw);
+      const auto got = Dec::dot(w, c, words, xw, a);
       const auto want = F::dot_int_chunk(w, a, c);
       mismatches += std::memcmp(&got, &want, sizeof got) != 0;
     }

@@ -104,10 +104,12 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
         }
     }
     // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
-    // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform).
+    // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform;
+    // at one row every call has it live, and without the test the shuffles need no convergence
+    // region around them).
 #pragma unroll
     for (int k = 0; k < NR * R; ++k) {
-      if (k % R < live) {
+      if (R == 1 || k % R < live) {
         s[k] = xor_sum(xor_sum(xor_sum(s[k], 1), 2), 4);
         const sum_t v = from_lane(s[k], 8 * (lane % 4));
         if (lane / 4 == t) mine[k] = v;

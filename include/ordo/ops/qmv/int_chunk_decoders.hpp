@@ -61,7 +61,7 @@ struct int_chunk_decoder<quant::iq2_xxs> {
     const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-      const std::uint64_t g = quant::iq2xxs_grid_at(int((a0 >> (8 * l)) & 0xffu));
+      const std::uint64_t g = quant::iq2xxs_grid_at(int(gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l))));  // byte l: one PRMT
       std::uint32_t m0, m1;
       detail::iq2_sign_masks((a1 >> (7 * l)) & 127u, m0, m1);
       w[2 * l] = (std::uint32_t(g) ^ m0) + (m0 & 0x01010101u);

@@ -82,9 +82,11 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
 #pragma unroll
     for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
     if (j < wb) {
-      // Up to 2 activation rows, their words are requested before the decode, so the loads' latency
-      // hides behind it; more rows would hold 8 registers each across it, so they load after.
-      constexpr bool early = R <= 2;
+      // Up to 2 activation rows, and no more than the weight rows decoded, their words are
+      // requested before the decode, so the loads' latency hides behind it. More would hold 8
+      // registers a row across it: qmv's one-row walk at 2 activation rows went from 60 to 78
+      // registers (3 CTAs an SM instead of 4) and its down shapes ran 16-26% slower (session 17).
+      constexpr bool early = R <= 2 && R <= NR;
       std::uint32_t xw[early ? R : 1][8];
       if constexpr (early) {
 #pragma unroll

@@ -2,9 +2,9 @@
 /// for the warp-cooperative qmv arrangement (int_chunk_cooperative.hpp). `decode` turns chunk c of
 /// a weight block into 8 words of 4 signed int8 values (element order); `dot` is the chunk's exact
 /// integer part against a q8_k activation block from those words and the block's chunk_words,
-/// with dot4_i8 (dp4a / sdot4 on a device). Both give exactly the format's own `dot_int_chunk(w, x, c)` (the portable byte loops of
-/// quant/<format>.hpp): tests/unit/ops/qmv/int_chunk_decoders_test.cpp checks every chunk of random
-/// blocks on the host. Reads the activation's codes as aligned 32-bit words: the caller checks that
+/// with dot4_i8 (dp4a / sdot4 on a device). Both give exactly the format's own
+/// `dot_int_chunk(w, x, c)` (the portable byte loops of quant/<format>.hpp):
+/// tests/unit/ops/qmv/int_chunk_decoders_test.cpp checks every chunk of random blocks on the host. Reads the activation's codes as aligned 32-bit words: the caller checks that
 /// the activation rows are 4-byte aligned.
 #pragma once
 #include <cstdint>
@@ -61,7 +61,8 @@ struct int_chunk_decoder<quant::iq2_xxs> {
     const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-      const std::uint64_t g = quant::iq2xxs_grid_at(int(gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l))));  // byte l: one PRMT
+      const std::uint32_t index = gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l));  // byte l of a0, one PRMT
+      const std::uint64_t g = quant::iq2xxs_grid_at(int(index));
       std::uint32_t m0, m1;
       detail::iq2_sign_masks((a1 >> (7 * l)) & 127u, m0, m1);
       w[2 * l] = (std::uint32_t(g) ^ m0) + (m0 & 0x01010101u);

@@ -21,12 +21,12 @@
 #            LLAMA_QMV=1: and ORDO_QMV_ONLY, for LLAMA_QMV_TIMEOUT seconds, default 150)
 # Everything lands in $OUT/all.tgz (the device returns at most 8 files).
 BIN=${BIN:-.dev/run/bin}
-FINAL_OUT=$OUT; OUT=/tmp/o; mkdir -p $OUT
+FINAL_OUT=$OUT; OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT  # a warm machine keeps /tmp: no logs of an earlier call
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}; export ORDO_SOURCE_DIR=$PWD
 [ -f ${LIBS:-.dev/run/libs.tar.xz} ] && { mkdir -p /tmp/libs; tar xJf ${LIBS:-.dev/run/libs.tar.xz} -C /tmp/libs; export LD_LIBRARY_PATH=/tmp/libs:$LD_LIBRARY_PATH; }
 T0=$(date +%s); t() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,memory.total,driver_version --format=csv > $OUT/smi.txt 2>&1; cat $OUT/smi.txt
-X=/tmp/x; mkdir -p $X; for f in $BIN/*.xz ${BIN2:+$BIN2/*.xz}; do n=$(basename $f .xz); xz -dc $f > $X/$n; chmod +x $X/$n; done; for b in moe_bench qmv_bench; do [ -f ${BASE:-/nonexistent}/$b.xz ] && { xz -dc $BASE/$b.xz > $X/${b}_base; chmod +x $X/${b}_base; }; done
+X=/tmp/x; rm -rf $X; mkdir -p $X; for f in $BIN/*.xz ${BIN2:+$BIN2/*.xz}; do n=$(basename $f .xz); xz -dc $f > $X/$n; chmod +x $X/$n; done; for b in moe_bench qmv_bench; do [ -f ${BASE:-/nonexistent}/$b.xz ] && { xz -dc $BASE/$b.xz > $X/${b}_base; chmod +x $X/${b}_base; }; done
 ls $X
 LB=/tmp/lb
 if [ "${LLAMA:-0}" = 1 ]; then

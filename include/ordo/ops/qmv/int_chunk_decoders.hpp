@@ -4,8 +4,9 @@
 /// integer part against a q8_k activation block from those words and the block's chunk_words,
 /// with dot4_i8 (dp4a / sdot4 on a device). Both give exactly the format's own
 /// `dot_int_chunk(w, x, c)` (the portable byte loops of quant/<format>.hpp):
-/// tests/unit/ops/qmv/int_chunk_decoders_test.cpp checks every chunk of random blocks on the host. Reads the activation's codes as aligned 32-bit words: the caller checks that
-/// the activation rows are 4-byte aligned.
+/// tests/unit/ops/qmv/int_chunk_decoders_test.cpp checks every chunk of random blocks on the host.
+/// Reads the activation's codes as aligned 32-bit words: the caller checks that the activation
+/// rows are 4-byte aligned.
 #pragma once
 #include <cstdint>
 

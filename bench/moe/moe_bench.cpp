@@ -56,14 +56,16 @@ namespace {
 /// unrolled steps (CU), the KB of shared memory down may stage mid_act in (MidKB; the preset's 64
 /// stages tiers 1-4), down's warps a CTA and CTAs an SM (DW, DM; 0: W and M), the rows of a chunk
 /// format's window that walk together (CR; streaming.hpp config::chunk_rows); gate_up deals its
-/// items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower).
+/// items boustrophedon (ops/moe/item_deal.hpp; sessions 8-9 measured round-robin slower); a routed
+/// unit's pass takes at most PR pairs (streaming.hpp config::routed_pairs; 0: the tier's). CR and
+/// PR 0: the preset's rule.
 template <int W, int S, int DS, int GR, int DR, int M, bool G, int RO = -1, int CU = 1, int MidKB = 64, int DW = 0, int DM = 0,
-          int CR = 1>
+          int CR = 0, int PR = 0>
 struct variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_down_warps = DW ? DW : W, moe_down_min_ctas = DM ? DM : M;
   static constexpr int moe_streaming_warps = W, moe_streaming_stages = S, moe_down_stages = DS, moe_gate_up_rows = GR;
   static constexpr int moe_down_rows = DR, moe_streaming_min_ctas = M, moe_rows_outer = RO, moe_chunk_step_unroll = CU;
-  static constexpr int moe_chunk_rows = CR;
+  static constexpr int moe_chunk_rows = CR, moe_routed_pass_pairs = PR;
   static constexpr std::size_t moe_mid_act_budget = std::size_t(MidKB) * 1024;
   static constexpr bool moe_boustrophedon = true, moe_streaming_granular = G;
   static constexpr bool moe_streaming_fixed_shape = true;  // these fields at every tier
@@ -73,19 +75,32 @@ struct variant : ordo::tune::preset::qmv::policy {
            (RO < 0 ? "" : RO ? " rows-outer" : " pairs-outer") + (CU == 1 ? "" : " chunk-unroll " + std::to_string(CU)) +
            (MidKB == 64 ? "" : " mid_act " + std::to_string(MidKB) + " KB") +
            (DW || DM ? " down " + std::to_string(moe_down_warps) + " warps/" + std::to_string(moe_down_min_ctas) : "") +
-           (CR == 1 ? "" : " chunk rows " + std::to_string(CR));
+           (CR == 0 ? "" : " chunk rows " + std::to_string(CR)) + (PR == 0 ? "" : " routed passes of " + std::to_string(PR));
   }
 };
-/// q2: a chunk window's rows walked one at a time (as before session 17) in the preset's shapes —
-/// narrow at tiers 1-6, wide from 7 — against the preset's 4 (to tier 4) or 2 rows; session 17's
-/// first list (narrow, 1/2/4 rows at tiers 1, 2, 4, 8) chose the preset's. Earlier lists and what
-/// they measured are in docs/PERFORMANCE.md (session 15: mxfp4's narrow16 built for its own tier
-/// at 6-8, the narrow shape at every tier, narrow16 at tiers 1-2, its 64 KB budget, three narrow
-/// CTAs an SM, gate_up items of 4 rows, down items of 4 rows, the wide shape, the window's pairs
-/// outermost, 32 KB; q2's wide shape at tiers 1-8; session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<>;
-using q2_variants = ordo::meta::type_list<variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 1>,
-                                          variant<16, 2, 2, 1, 1, 1, false, -1, 1, 64, 0, 0, 1>>;
+/// The preset's shapes at every tier, a routed unit's pass taking at most PR pairs (0: the tier's)
+/// and IQ2_XXS windows decoding with tables T (streaming.hpp config::iq2_tables: 0 the format's,
+/// 1 the grid copied to shared memory, the preset's, 2 the grid and the sign masks).
+template <int PR, int T = 1>
+struct preset_variant : ordo::tune::preset::qmv::policy {
+  static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
+  static std::string name() {
+    return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
+           (T == 0 ? ", grid in global memory" : T == 2 ? ", grid and signs in shared memory" : "");
+  }
+};
+/// Session 18: the preset's shapes with routed passes of the tier's pairs (as before session 18:
+/// PR 16, capped at the tier), with the IQ2_XXS grid read from global memory (T 0), and the narrow
+/// shape at every tier with routed passes of one pair. Session 18's first list (the IQ2_XXS tables
+/// copied; passes of 1, 2 and 4 pairs) chose the preset's; it and earlier lists and what they
+/// measured are in docs/PERFORMANCE.md (session 17: a chunk window's rows one at a time; session
+/// 15: mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at
+/// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
+/// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
+/// session 12: 3 and 4 ring stages).
+using mxfp4_variants = ordo::meta::type_list<preset_variant<16>>;
+using q2_variants = ordo::meta::type_list<preset_variant<16, 0>, preset_variant<0, 0>,
+                                          variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 0, 1>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =
@@ -94,7 +109,7 @@ using variants_of =
 /// The tiers the variants run at (16 may be among them; session 15 timed the wide shape 1212.6 µs,
 /// down items of 4 rows 1092.2, 16 down warps 1062.8, gate_up items of 4 rows 2966.1 there,
 /// against the preset's 1024.5).
-using variant_tiers = std::integer_sequence<int, 1, 2, 4, 5, 6, 7, 8, 16>;
+using variant_tiers = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 16>;
 
 using namespace ordo;
 

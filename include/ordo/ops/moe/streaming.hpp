@@ -194,9 +194,9 @@ struct config {
     if constexpr (requires { Policy::moe_streaming_granular; }) return bool(Policy::moe_streaming_granular);
     else return R <= 2;
   }();
-  /// Whether window_terms walks RW rows of F outermost (moe_rows_outer: 1 yes, 0 no; by default, or
-  /// negative, where that holds fewer registers).
-  template <class F, int RW>
+  /// Whether window_terms walks RW rows of F outermost against passes of W pairs (moe_rows_outer:
+  /// 1 yes, 0 no; by default, or negative, where that holds fewer registers).
+  template <class F, int RW, int W = R>
   static constexpr bool rows_outer = [] {
     constexpr int choice = [] {
       if constexpr (requires { Policy::moe_rows_outer; }) return int(Policy::moe_rows_outer);
@@ -204,18 +204,19 @@ struct config {
     }();
     if constexpr (!int8_blocks<F>) return false;
     else if constexpr (choice >= 0) return choice > 0;
-    else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, R>, RW, R>;
+    else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, R>, RW, W>;
   }();
-  /// Rows of a chunk format's window that walk together (moe_chunk_rows, capped at the window's
-  /// RW rows and dividing them; qmv::int_chunk_cooperative::accumulate_window_rows): by default 4
-  /// to tier 4, else 2. bench/moe variants, session 17 (H100, q2 layout, narrow shape, µs a step at
+  /// Rows of a chunk format's window that walk together against passes of W pairs (moe_chunk_rows,
+  /// capped at the window's RW rows and dividing them; 0: the default;
+  /// qmv::int_chunk_cooperative::accumulate_window_rows): by default 4 to 4 pairs, else 2. bench/moe variants, session 17 (H100, q2 layout, narrow shape, µs a step at
   /// tiers 1/2/4/8): one row 82.8/137.5/281.2/891.1, two 77.1/125.1/252.3/761.6, four
   /// 74.9/124.7/248.8/809.6 (four rows spill at tier 8).
-  template <int RW>
+  template <int RW, int W = R>
   static constexpr int chunk_rows = [] {
     constexpr int want = [] {
-      if constexpr (requires { Policy::moe_chunk_rows; }) return int(Policy::moe_chunk_rows);
-      else return R <= 4 ? 4 : 2;
+      if constexpr (requires { Policy::moe_chunk_rows; })
+        if (Policy::moe_chunk_rows > 0) return int(Policy::moe_chunk_rows);
+      return W <= 4 ? 4 : 2;
     }();
     int n = want < RW ? want : RW;
     while (RW % n != 0) --n;
@@ -225,6 +226,37 @@ struct config {
   /// qmv::int_chunk_cooperative::accumulate_window): by default a loop, for the kernels' code size.
   static constexpr int chunk_step_unroll = [] {
     if constexpr (requires { Policy::moe_chunk_step_unroll; }) return int(Policy::moe_chunk_step_unroll);
+    else return 1;
+  }();
+  /// Pairs a routed unit's pass takes at most (moe_routed_pass_pairs, capped at R; 0: the default):
+  /// a unit's later pairs take further passes, each reading its windows again (from L2, mostly).
+  /// The shared expert's pass takes every row. A routed pass's window statement and epilogue are
+  /// built for this many pairs, not R: where the rows' experts are mostly distinct (a unit has a
+  /// pair or two at DS4's 6 of 256), tier R's accumulators, sums and live tests cost every pass
+  /// without serving it. Each pair's terms are its own whatever pass it is in (E1), so no bit
+  /// changes. By default: chunk layouts 1; packed layouts 2 at tiers 5-6 and 16, 4 at 7-8, else
+  /// R. bench/moe variants, session 18 (H100, µs a step at tiers 2/4/6/8/16): q2 with R pairs a
+  /// pass 138.3/245.9/431.9/720.8/2431.5, with 1 pair 112.7/192.5/280.3/508.6/1090.3; mxfp4 with
+  /// R 97.9/177.0/269.2/377.4/1024.3, with 2 98.0/175.6/255.8/421.8/973.8, with 4
+  /// 98.7/177.1/263.3/350.8/1014.5.
+  static constexpr int routed_pairs = [] {
+    constexpr int want = [] {
+      if constexpr (requires { Policy::moe_routed_pass_pairs; })
+        if (Policy::moe_routed_pass_pairs > 0) return int(Policy::moe_routed_pass_pairs);
+      if constexpr (chunk_layout) return 1;
+      else if constexpr (packed) return R >= 16 ? 2 : R >= 7 ? 4 : R >= 5 ? 2 : R;
+      else return R;
+    }();
+    return want < R ? want : R;
+  }();
+  /// Where an IQ2_XXS window's decode finds its tables (moe_iq2_tables; qmv/int_chunk_decoders.hpp):
+  /// 0 the format's (the grid in global memory, the sign masks computed), 1 a copy of the grid in
+  /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 1. bench/moe
+  /// variants, session 18 (H100, q2, µs a step at tiers 1/2/4/6/8): 0 67.8/138.3/245.9/431.9/720.8,
+  /// 1 68.5/132.0/240.0/422.6/717.9, 2 74.0/151.3/260.9/445.7/742.5 (R pairs a pass); with passes
+  /// of 2 pairs, 0 68.7/138.9/237.7/371.9/535.5 and 1 69.2/132.2/228.9/356.7/518.9.
+  static constexpr int iq2_tables = [] {
+    if constexpr (requires { Policy::moe_iq2_tables; }) return int(Policy::moe_iq2_tables);
     else return 1;
   }();
   /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
@@ -258,7 +290,8 @@ template <class Kernel>
 using config_of = config<typename Kernel::policy, typename Kernel::layout, built_rows<Kernel>>;
 
 /// Each unit's passes, in unit order: unit u's passes are [first[u], first[u + 1]) (u = 0: the
-/// shared expert, one pass since rows <= R); every unit has a pair, so first is strictly increasing.
+/// shared expert, one pass since rows <= R; a routed unit's passes take PR pairs each, the last
+/// the rest); every unit has a pair, so first is strictly increasing.
 template <int R>
 struct pass_table {
   int first[unit_list<R>::max_pairs + 2];
@@ -266,12 +299,16 @@ struct pass_table {
   ORDO_HD int total() const { return first[units]; }
 };
 
-template <int R>
+/// The most pairs a pass of unit u takes: R for the shared expert (u = 0), PR for a routed unit.
+template <int R, int PR>
+ORDO_HD ORDO_FORCEINLINE constexpr int pass_pairs(int u) { return u == 0 ? R : PR; }
+
+template <int R, int PR>
 ORDO_HD inline void fill_pass_table(const problem& p, const unit_list<R>& ul, pass_table<R>& t) {
   t.units = ul.n_units + 1;
   t.first[0] = 0;
 #pragma unroll 1
-  for (int u = 0; u < t.units; ++u) t.first[u + 1] = t.first[u] + (unit_pair_count(ul, p, u) + R - 1) / R;
+  for (int u = 0; u < t.units; ++u) t.first[u + 1] = t.first[u] + (unit_pair_count(ul, p, u) + pass_pairs<R, PR>(u) - 1) / pass_pairs<R, PR>(u);
 }
 
 inline constexpr std::size_t round16(std::size_t a) { return (a + 15) / 16 * 16; }
@@ -304,6 +341,17 @@ ORDO_HD inline bool windows_in_granules(const problem& p) {
 }
 /// Bytes of R staged q8_32 activation rows of nb blocks (codes, then scales), a 16-byte multiple.
 inline constexpr std::size_t staged_act_bytes(int R, int nb) { return round16(qmv::staged_q8_32_bytes(R, nb)); }
+
+/// The tables a window of format F decodes with under config::iq2_tables mode `mode`.
+template <class F, int mode>
+using window_tables =
+    std::conditional_t<std::is_same_v<F, quant::iq2_xxs> && mode != 0, qmv::iq2_copied_tables<mode == 2>, qmv::format_tables>;
+/// Shared-memory bytes of copied tables T (none for the formats' own), a 16-byte multiple.
+template <class T>
+inline constexpr std::size_t tables_bytes = [] {
+  if constexpr (qmv::is_iq2_copied<T>) return round16(std::size_t(T::words) * sizeof(std::uint64_t));
+  else return std::size_t(0);
+}();
 /// Bytes of the down pass's partials: each warp's [RW][R][slots_per_row] floats, a 16-byte multiple.
 template <int R, int Warps, int RW>
 inline constexpr std::size_t down_partial_bytes = round16(std::size_t(Warps) * RW * R * slots_per_row * sizeof(float));
@@ -332,6 +380,19 @@ ORDO_HD inline bool stage_shared_apart(const problem& p) {
          p.x_shared_row_bytes != p.x_routed_row_bytes;
 }
 
+/// Bytes of gate_up's staged x (int8-block formats: the routed rows, then the shared rows where
+/// stage_shared_apart), after the rings.
+template <class L, int R>
+ORDO_HD inline std::size_t gate_up_act_bytes(const problem& p) {
+  using GU = typename L::gate_up;
+  using S = typename L::shared;
+  std::size_t acts = 0;
+  if constexpr (int8_blocks<GU>) acts += staged_act_bytes(R, p.n_embd / GU::dot_elems);
+  if constexpr (int8_blocks<S>)
+    if (stage_shared_apart<GU, S>(p)) acts += staged_act_bytes(R, p.n_embd / S::dot_elems);
+  return acts;
+}
+
 #if defined(ORDO_GPU_CUDA)
 extern __shared__ uint4 ordo_moe_streaming_smem[];
 
@@ -352,10 +413,12 @@ struct cta_memory {
         bars(reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(smem) + head_bytes<R>)),
         rings(reinterpret_cast<std::byte*>(smem) + cta_head_bytes<R, Warps, Stages>),
         after_rings(rings + std::size_t(Warps) * RingBytes) {}
-  /// The unit list and the pass table from p's routing (every thread of the CTA; ends with a barrier).
+  /// The unit list and the pass table (routed passes of at most PR pairs) from p's routing (every
+  /// thread of the CTA; ends with a barrier).
+  template <int PR>
   ORDO_DEVICE void build(const problem& p) const {
     build_units_cta<steps, R>(p, ul);  // ends with a barrier
-    if (threadIdx.x == 0) fill_pass_table(p, ul, table);
+    if (threadIdx.x == 0) fill_pass_table<R, PR>(p, ul, table);
     __syncthreads();
   }
   ORDO_DEVICE std::byte* ring(int warp) const { return rings + std::size_t(warp) * RingBytes; }
@@ -414,20 +477,40 @@ struct global_rows {
   }
 };
 
+/// Runs f on acc's first N values as an array of N (a pass of fewer pairs than the tier uses only
+/// those): acc itself where N == M, else a copy, put back after (static indices: register moves).
+template <int N, int M, class Fn>
+ORDO_DEVICE ORDO_FORCEINLINE void on_prefix(float (&acc)[M], Fn&& f) {
+  static_assert(N <= M);
+  if constexpr (N == M) {
+    f(acc);
+  } else {
+    float a[N];
+#pragma unroll
+    for (int v = 0; v < N; ++v) a[v] = acc[v];
+    f(a);
+#pragma unroll
+    for (int v = 0; v < N; ++v) acc[v] = a[v];
+  }
+}
+
 /// The slot window of RW weight rows of format F in `stage` (row rr at stage + rr · stage_row, its
 /// first block at offset[rr]; wb <= SB blocks from row block b0) against the pass's `live` pairs:
 /// each block's one-row term added to acc[rr · R + jj] by the block's ls32 owner lane, the slot's
 /// 32-block windows in ascending order. Granular: every offset is 0 (the ring's bulk copies land
 /// whole 16-byte granules at the slot's start), so a lane's block sits at the same place in every
-/// row and the address work of one row serves all.
-template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, class Src>
+/// row and the address work of one row serves all. Tier: the kernel's, which picks an int8-block
+/// format's decoder (the arrangement its x is staged in), where R is the pass's pairs.
+template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, int Tier, class Src,
+          class Tables>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
-                                               int lane, int live, const Src& src, float (&acc)[RW * R]) {
+                                               int lane, int live, const Src& src, float (&acc)[RW * R], const Tables& tables) {
   if constexpr (int8_blocks<F>) {
+    (void)tables;  // int8-block decoders read no tables
     // A lane decodes its block of each row once and dots it against every pair's activation
     // words in the decoder's arrangement (F::dot_scale, statement for statement; a lane past the
     // row's last block adds nothing).
-    using D = qmv::int8_decoder_at<F, R>;
+    using D = qmv::int8_decoder_at<F, Tier>;
     // the slot's windows unrolled at tiers 1-2 only (above, the copies' registers cost an SM a
     // CTA) and in the Granular statement only: the other one serves the cp.async fallback, whose
     // windows are not in granules (test shapes, never DS4's), and as a loop it is 5-6 KB less code
@@ -498,10 +581,24 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
         for (int jj = 0; jj < R; ++jj) a[n * R + jj] = acc[(r0 + n) * R + jj];
       }
       qmv::int_chunk_cooperative::accumulate_window_rows<F, ChunkRows, R, ChunkStepUnroll>(
-          rows, wb, live, [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a);
+          rows, wb, live, [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a, tables);
 #pragma unroll
       for (int k = 0; k < ChunkRows * R; ++k) acc[r0 * R + k] = a[k];
     }
+  }
+}
+
+/// A pass's sums after its windows: the halving butterfly over a[rr · W + jj] (window row rr, pair
+/// jj), then on the first lane of each value's lanes place(rr, jj, sum).
+template <int RW, int W, class Place>
+ORDO_DEVICE ORDO_FORCEINLINE void combine_pass(float (&a)[RW * W], int lane, const Place& place) {
+  constexpr int C = RW * W, hs = qmv::halving_steps<C>;
+  qmv::halving_butterfly<C>(a, lane);
+  const bool writer = (lane & ((1 << (5 - hs)) - 1)) == 0;
+#pragma unroll
+  for (int v = 0; v < qmv::halved_count<C>; ++v) {
+    const int idx = qmv::halved_value_index<C>(lane, v);
+    if (writer) place(idx / W, idx % W, a[v]);
   }
 }
 #endif
@@ -518,7 +615,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
   using S = typename L::shared;
   using cfg = config_of<Kernel>;
   constexpr int R = built_rows<Kernel>, H = cfg::gate_up_out_rows, RW = 2 * H, SRB = row_stage_bytes_of_both<GU, S>;
-  constexpr int warps = cfg::warps, stages = cfg::stages;
+  constexpr int PR = cfg::routed_pairs, warps = cfg::warps, stages = cfg::stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
@@ -550,7 +647,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
   };
   auto settle = [&](cursor& c) {  // the unit, rows and window shape of item c.it (c.k, c.g set; pass 0: no table read)
     while (c.k > 0 && c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
-    c.j0 = c.k > 0 ? (c.k - table.first[c.u]) * R : 0;
+    c.j0 = c.k > 0 ? (c.k - table.first[c.u]) * pass_pairs<R, PR>(c.u) : 0;
     const std::byte *gate, *up;
     std::size_t gate_row, up_row;
     if (c.u == 0) {
@@ -608,7 +705,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
   for (int t = 0; t < stages - 1; ++t)
     if (early == t && in.it < items && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
   qmv::dependent_launch::wait_for_predecessor();
-  mem.build(p);
+  mem.template build<PR>(p);
   items = table.total() * groups;
   if (early == 0) start(in);  // the warp's first item, now that every item is known
 #pragma unroll
@@ -618,8 +715,16 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
     qmv::stage_q8_32_rows<qmv::int8_decoder<GU>>(p.x_routed, p.x_routed_row_bytes, p.rows, p.rows, nb_g, xr_qs, xr_d);
   if constexpr (int8_blocks<S>)
     if (shared_apart) qmv::stage_q8_32_rows<qmv::int8_decoder<S>>(p.x_shared, p.x_shared_row_bytes, p.rows, p.rows, nb_s, xs_qs, xs_d);
+  // the routed format's decoder tables, copied where config::iq2_tables asks (after the staged x)
+  using tables_t = window_tables<GU, cfg::iq2_tables>;
+  tables_t tables{};
+  if constexpr (qmv::is_iq2_copied<tables_t>)
+    tables = qmv::fill_iq2_tables<tables_t::sign_table>(reinterpret_cast<std::uint64_t*>(acts + gate_up_act_bytes<L, R>(p)),
+                                                        int(threadIdx.x), warps * 32);
   __syncthreads();
 
+  // A pass of W pairs (the shared expert's: R; a routed unit's: PR) uses acc's first RW · W
+  // values: pair jj's sum of window row rr at rr · W + jj.
   float acc[RW * R];
   int row_of[R];  // the x row of each pair of the item's pass
   int live = 0;
@@ -629,8 +734,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
     const cursor& cur = issued.oldest();
     ring.wait(cur.slot, cur.phase);
     if (cur.j == 0) {
-      const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
-      live = left < R ? left : R;
+      const int left = unit_pair_count(ul, p, cur.u) - cur.j0, width = pass_pairs<R, PR>(cur.u);
+      live = left < width ? left : width;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) row_of[jj] = jj < live ? unit_pair(ul, p, cur.u, cur.j0 + jj) / slots_per_row : 0;
 #pragma unroll
@@ -641,42 +746,55 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
     // the pass's x rows: staged (int8-block formats) or in global memory (chunk formats)
-    auto terms = [&](auto granular, auto format, const std::byte* x, std::size_t x_row_bytes, const uint4* qs, const float* d, int nb) {
+    auto terms = [&](auto width, auto granular, auto format, const std::byte* x, std::size_t x_row_bytes, const uint4* qs,
+                     const float* d, int nb, const auto& decoder_tables) {
+      constexpr int W = decltype(width)::value;
       using F = decltype(format);
       constexpr bool G = decltype(granular)::value;
-      if constexpr (int8_blocks<F>) {
-        staged_rows<R> src{qs, d, nb, {}};
+      on_prefix<RW * W>(acc, [&](float (&a)[RW * W]) {
+        if constexpr (int8_blocks<F>) {
+          staged_rows<W> src{qs, d, nb, {}};
 #pragma unroll
-        for (int jj = 0; jj < R; ++jj) src.row_of[jj] = row_of[jj];
-        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
-      } else {
-        global_rows<typename F::activation, R> src;
+          for (int jj = 0; jj < W; ++jj) src.row_of[jj] = row_of[jj];
+          window_terms<F, RW, W, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW, W>, cfg::chunk_step_unroll,
+                       cfg::template chunk_rows<RW, W>, R>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
+        } else {
+          global_rows<typename F::activation, W> src;
 #pragma unroll
-        for (int jj = 0; jj < R; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
-        window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
-      }
+          for (int jj = 0; jj < W; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
+          window_terms<F, RW, W, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW, W>, cfg::chunk_step_unroll,
+                       cfg::template chunk_rows<RW, W>, R>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
+        }
+      });
     };
     auto unit_terms = [&](auto granular) {
-      if (cur.u == 0) terms(granular, S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s);
-      else terms(granular, GU{}, p.x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g);
+      if (cur.u == 0)
+        terms(std::integral_constant<int, R>{}, granular, S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s, qmv::format_tables{});
+      else terms(std::integral_constant<int, PR>{}, granular, GU{}, p.x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g, tables);
     };
     if (cfg::granular && ring.bulk) unit_terms(std::bool_constant<cfg::granular>{});
     else unit_terms(std::false_type{});
 
     if (cur.j == cur.windows - 1) {
-      // acc[h·R + jj] is pair jj's gate sum of the group's row h, acc[(H + h)·R + jj] its up sum.
+      // a[h·W + jj] is pair jj's gate sum of the group's row h, a[(H + h)·W + jj] its up sum.
       // The butterfly's first step splits them (gate values to lanes with bit 4 clear, up values to
       // the partner lane ^ 16 at the same place), so one xor shuffle brings each u beside its g.
-      constexpr int C = RW * R, hs = qmv::halving_steps<C>;
-      static_assert(hs >= 1, "gate and up values split at the first butterfly step");
-      qmv::halving_butterfly<C>(acc, lane);
+      auto finish = [&](auto width) {
+        constexpr int W = decltype(width)::value, C = RW * W, hs = qmv::halving_steps<C>;
+        static_assert(hs >= 1, "gate and up values split at the first butterfly step");
+        on_prefix<C>(acc, [&](float (&a)[C]) {
+          qmv::halving_butterfly<C>(a, lane);
 #pragma unroll
-      for (int v = 0; v < qmv::halved_count<C>; ++v) {
-        const float up = gpu::shfl_xor(acc[v], 16);
-        const int idx = qmv::halved_value_index<C>(lane, v), h = idx / R, jj = idx % R, r = cur.g * H + h;
-        const bool writer = (lane & 16) == 0 && (lane & ((1 << (5 - hs)) - 1)) == 0;
-        if (writer && jj < live && r < p.n_ff) Kernel::write_mid(p, unit_pair(ul, p, cur.u, cur.j0 + jj), r, acc[v], up);
-      }
+          for (int v = 0; v < qmv::halved_count<C>; ++v) {
+            const float up = gpu::shfl_xor(a[v], 16);
+            const int idx = qmv::halved_value_index<C>(lane, v), h = idx / W, jj = idx % W, r = cur.g * H + h;
+            const bool writer = (lane & 16) == 0 && (lane & ((1 << (5 - hs)) - 1)) == 0;
+            if (writer && jj < live && r < p.n_ff) Kernel::write_mid(p, unit_pair(ul, p, cur.u, cur.j0 + jj), r, a[v], up);
+          }
+        });
+      };
+      if (PR == R || cur.u == 0) finish(std::integral_constant<int, R>{});
+      else finish(std::integral_constant<int, PR>{});
     }
     issued.push_pop(in);
     advance(in);
@@ -698,7 +816,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   using S = typename L::shared;
   using cfg = config_of<Kernel>;
   constexpr int R = built_rows<Kernel>, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
-  constexpr int warps = cfg::down_warps, stages = cfg::down_stages;
+  constexpr int PR = cfg::routed_pairs, warps = cfg::down_warps, stages = cfg::down_stages;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
@@ -729,7 +847,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   };
   auto settle = [&](cursor& c) {  // the unit and window shape of pass c.k (pass 0: no table read)
     while (c.k > 0 && c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
-    c.j0 = c.k > 0 ? (c.k - table.first[c.u]) * R : 0;
+    c.j0 = c.k > 0 ? (c.k - table.first[c.u]) * pass_pairs<R, PR>(c.u) : 0;
     if (c.u == 0) {
       c.base = p.shared_down.data, c.row_bytes = p.shared_down.row_bytes;
       c.nb = nb_s, c.windows = windows_of<S, SRB>(nb_s), c.block_bytes = S::block_bytes, c.wblk = slot_blocks<S, SRB>;
@@ -773,7 +891,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   for (int t = 0; t < stages - 1; ++t)
     if (early == t && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
   qmv::dependent_launch::wait_for_predecessor();
-  mem.build(p);
+  mem.template build<PR>(p);
   passes = table.total();
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)
@@ -788,6 +906,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     }
   }
 
+  // A pass of W pairs (the shared expert's: R; a routed unit's: PR) uses acc's first RW · W
+  // values: pair jj's sum of window row rr at rr · W + jj.
   float acc[RW * R];
   int slot[R];  // the (row, slot) place of each pair of the pass
   int live = 0;
@@ -798,8 +918,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     ring.wait(cur.slot, cur.phase);
     const int o0 = cur.g * RW;
     if (cur.j == 0) {
-      const int left = unit_pair_count(ul, p, cur.u) - cur.j0;
-      live = left < R ? left : R;
+      const int left = unit_pair_count(ul, p, cur.u) - cur.j0, width = pass_pairs<R, PR>(cur.u);
+      live = left < width ? left : width;
 #pragma unroll
       for (int jj = 0; jj < R; ++jj) slot[jj] = jj < live ? int(slot_index(p, unit_pair(ul, p, cur.u, cur.j0 + jj))) : 0;
 #pragma unroll
@@ -813,40 +933,68 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     int offset[RW];
 #pragma unroll
     for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
-    auto terms = [&](auto granular, auto format) {
+    auto terms = [&](auto width, auto granular, auto format) {
+      constexpr int W = decltype(width)::value;
+      constexpr qmv::format_tables tables{};  // down's formats read no copied tables
       using F = decltype(format);
       constexpr bool G = decltype(granular)::value;
-      if constexpr (int8_blocks<D> && int8_blocks<S>) {
-        if (staged) {
-          staged_rows<R> src{mid_qs, mid_d, nb_mid, {}};
+      constexpr bool rows_outer = cfg::template rows_outer<F, RW, W>;
+      constexpr int chunk_rows = cfg::template chunk_rows<RW, W>;
+      on_prefix<RW * W>(acc, [&](float (&a)[RW * W]) {
+        if constexpr (int8_blocks<D> && int8_blocks<S>) {
+          if (staged) {
+            staged_rows<W> src{mid_qs, mid_d, nb_mid, {}};
 #pragma unroll
-          for (int jj = 0; jj < R; ++jj) src.row_of[jj] = slot[jj];
-          window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
-          return;
+            for (int jj = 0; jj < W; ++jj) src.row_of[jj] = slot[jj];
+            window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, R>(
+                stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
+            return;
+          }
         }
-      }
-      global_rows<typename F::activation, R> src;
+        global_rows<typename F::activation, W> src;
 #pragma unroll
-      for (int jj = 0; jj < R; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-      window_terms<F, RW, R, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW>, cfg::chunk_step_unroll, cfg::template chunk_rows<RW>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, acc);
+        for (int jj = 0; jj < W; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
+        window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, R>(
+            stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
+      });
     };
     auto unit_terms = [&](auto granular) {
-      if (cur.u == 0) terms(granular, S{});
-      else terms(granular, D{});
+      if (cur.u == 0) terms(std::integral_constant<int, R>{}, granular, S{});
+      else terms(std::integral_constant<int, PR>{}, granular, D{});
     };
     if (cfg::granular && ring.bulk) unit_terms(std::bool_constant<cfg::granular>{});
     else unit_terms(std::false_type{});
 
     if (cur.j == cur.windows - 1) {
-      constexpr int C = RW * R, hs = qmv::halving_steps<C>;
-      qmv::halving_butterfly<C>(acc, lane);
-      const bool writer = (lane & ((1 << (5 - hs)) - 1)) == 0;  // the first lane of each value's lanes
+      if constexpr (PR == R) {
+        // (written out: the same epilogue through combine_pass and a lambda took the mxfp4 layout's
+        // tier-16 down from 128 to 152 registers, ptxas, and its step from 1020 to 1305 µs)
+        constexpr int C = RW * R, hs = qmv::halving_steps<C>;
+        qmv::halving_butterfly<C>(acc, lane);
+        const bool writer = (lane & ((1 << (5 - hs)) - 1)) == 0;  // the first lane of each value's lanes
 #pragma unroll
-      for (int v = 0; v < qmv::halved_count<C>; ++v) {
-        const int idx = qmv::halved_value_index<C>(lane, v), rr = idx / R, jj = idx % R;
-        if (writer && jj < live && o0 + rr < p.n_embd) {
-          const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
-          part[rr][code / slots_per_row][code % slots_per_row] = acc[v];
+        for (int v = 0; v < qmv::halved_count<C>; ++v) {
+          const int idx = qmv::halved_value_index<C>(lane, v), rr = idx / R, jj = idx % R;
+          if (writer && jj < live && o0 + rr < p.n_embd) {
+            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
+            part[rr][code / slots_per_row][code % slots_per_row] = acc[v];
+          }
+        }
+      } else {
+        // pair jj's sum of row rr into its (row, slot) place
+        auto place = [&](int rr, int jj, float v) {
+          if (jj < live && o0 + rr < p.n_embd) {
+            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
+            part[rr][code / slots_per_row][code % slots_per_row] = v;
+          }
+        };
+        if (cur.u == 0) {
+          combine_pass<RW, R>(acc, lane, place);
+        } else {
+          float a[RW * PR];
+#pragma unroll
+          for (int v = 0; v < RW * PR; ++v) a[v] = acc[v];
+          combine_pass<RW, PR>(a, lane, place);
         }
       }
       if (cur.k == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
@@ -873,11 +1021,8 @@ inline std::size_t gate_up_smem(const problem& p) {
   using GU = typename L::gate_up;
   using S = typename L::shared;
   using cfg = config<Policy, L, R>;
-  std::size_t acts = 0;
-  if constexpr (int8_blocks<GU>) acts += staged_act_bytes(R, p.n_embd / GU::dot_elems);
-  if constexpr (int8_blocks<S>)
-    if (stage_shared_apart<GU, S>(p)) acts += staged_act_bytes(R, p.n_embd / S::dot_elems);
-  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> + acts;
+  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> +
+         gate_up_act_bytes<L, R>(p) + tables_bytes<window_tables<GU, cfg::iq2_tables>>;
 }
 template <class L, int R, class Policy>
 inline std::size_t down_smem(const problem& p) {

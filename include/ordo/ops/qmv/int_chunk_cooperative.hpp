@@ -64,10 +64,12 @@ ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_
 /// ascending, as with one row. StepUnroll: copies of the 8-step loop's body (1: a loop; its trip
 /// count is uniform). Unrolled whole, the body's IQ2_XXS/Q2_K decode × R rows made the q2 layout's
 /// streamed moe kernels 111–420 KB of code (gate_up at tier 1: 264 KB, 95 KB as a loop;
-/// bench/moe/kernel_resources.sh), far past the instruction caches.
-template <class F, int NR, int R, int StepUnroll = 1, class Act>
+/// bench/moe/kernel_resources.sh), far past the instruction caches. Tables: where the decoder finds
+/// its tables (int_chunk_decoders.hpp: the format's own, or copies the caller filled).
+template <class F, int NR, int R, int StepUnroll = 1, class Act, class Tables = format_tables>
 ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block* const (&wwin)[NR], int wb, int live,
-                                                         const Act& act, int lane, float (&acc)[NR * R]) {
+                                                         const Act& act, int lane, float (&acc)[NR * R],
+                                                         const Tables& tables = {}) {
   using dec = int_chunk_decoder<F>;
   using sum_t = typename dec::int_sum;
   const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
@@ -77,34 +79,40 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
 #pragma unroll StepUnroll
   for (int t = 0; t < 8; ++t) {
     if (4 * t >= wb) break;  // uniform: the window has no block at this step
-    const int j = group + 4 * t;
+    // Past the window's end (wb not a multiple of 4) a lane repeats the window's last block: no
+    // owner takes those sums (only lanes below wb add theirs), and without a branch around the
+    // decode a step needs no convergence region and no zeroed sums.
+    const int j = group + 4 * t < wb ? group + 4 * t : wb - 1;
     sum_t s[NR * R];
+    if constexpr (R > 1) {
 #pragma unroll
-    for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
-    if (j < wb) {
-      // Up to 2 activation rows, and no more than the weight rows decoded, their words are
-      // requested before the decode, so the loads' latency hides behind it. More would hold 8
-      // registers a row across it: qmv's one-row walk at 2 activation rows went from 60 to 78
-      // registers (3 CTAs an SM instead of 4) and its down shapes ran 16-26% slower (session 17).
-      constexpr bool early = R <= 2 && R <= NR;
-      std::uint32_t xw[early ? R : 1][8];
-      if constexpr (early) {
-#pragma unroll
-        for (int i = 0; i < R; ++i)
-          if (i < live) chunk_words(act(i, j), chunk, xw[i]);
-      }
-      std::uint32_t words[NR][8];
-#pragma unroll
-      for (int n = 0; n < NR; ++n) dec::decode(wwin[n][j], chunk, words[n]);
+      for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
+    }
+    // Up to 2 activation rows, and no more than the weight rows decoded, their words are
+    // requested before the decode, so the loads' latency hides behind it. More would hold 8
+    // registers a row across it: qmv's one-row walk at 2 activation rows went from 60 to 78
+    // registers (3 CTAs an SM instead of 4) and its down shapes ran 16-26% slower (session 17).
+    constexpr bool early = R <= 2 && R <= NR;
+    std::uint32_t xw[early ? R : 1][8];
+    if constexpr (early) {
 #pragma unroll
       for (int i = 0; i < R; ++i)
-        if (i < live) {
-          const auto& x = act(i, j);
-          if constexpr (!early) chunk_words(x, chunk, xw[0]);
-#pragma unroll
-          for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
-        }
+        if (R == 1 || i < live) chunk_words(act(i, j), chunk, xw[i]);
     }
+    std::uint32_t words[NR][8];
+#pragma unroll
+    for (int n = 0; n < NR; ++n) {
+      if constexpr (is_iq2_copied<Tables>) dec::decode(wwin[n][j], chunk, words[n], tables);
+      else dec::decode(wwin[n][j], chunk, words[n]);
+    }
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+      if (R == 1 || i < live) {  // one row: always live (a walk has a row), so no test
+        const auto& x = act(i, j);
+        if constexpr (!early) chunk_words(x, chunk, xw[0]);
+#pragma unroll
+        for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
+      }
     // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
     // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform;
     // at one row every call has it live, and without the test the shuffles need no convergence

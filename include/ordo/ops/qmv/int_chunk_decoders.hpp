@@ -43,6 +43,46 @@ ORDO_HD ORDO_FORCEINLINE void iq2_sign_masks(std::uint32_t s, std::uint32_t& lo,
 }
 }  // namespace detail
 
+/// The tables a chunk decoder reads by default: its format's own (IQ2_XXS: the grid in global
+/// memory on a device, the sign masks computed).
+struct format_tables {
+  static constexpr bool sign_table = false;  // the IQ2_XXS sign masks are computed
+};
+
+/// Copies of IQ2_XXS's tables wherever the caller put them (shared memory on a device; filled by
+/// fill_iq2_tables): the 256 grid rows and, with SignTable, the 128 sign-mask pairs (lo | hi << 32,
+/// as detail::iq2_sign_masks gives them). On a device a grid row is then one shared load at a
+/// 32-bit address where the global table took 64-bit address arithmetic, and with SignTable the
+/// masks one load where they took 8 integer instructions; the loads may meet bank conflicts
+/// (random rows), which is why both are choices.
+template <bool SignTable>
+struct iq2_copied_tables {
+  static constexpr bool sign_table = SignTable;
+  static constexpr int words = 256 + (SignTable ? 128 : 0);  // 8-byte words
+  const std::uint64_t* grid;   // [256]
+  const std::uint64_t* signs;  // [128] after the grid (with SignTable)
+};
+template <class T>
+inline constexpr bool is_iq2_copied = false;
+template <bool S>
+inline constexpr bool is_iq2_copied<iq2_copied_tables<S>> = true;
+
+/// Fills iq2_copied_tables<SignTable>::words 8-byte words at `at`, the caller's thread t of n
+/// taking words t, t + n, …; the tables over them.
+template <bool SignTable>
+ORDO_HD inline iq2_copied_tables<SignTable> fill_iq2_tables(std::uint64_t* at, int t, int n) {
+  for (int i = t; i < iq2_copied_tables<SignTable>::words; i += n) {
+    if (i < 256) {
+      at[i] = quant::iq2xxs_grid_at(i);
+    } else {
+      std::uint32_t lo, hi;
+      detail::iq2_sign_masks(std::uint32_t(i - 256), lo, hi);
+      at[i] = std::uint64_t(lo) | (std::uint64_t(hi) << 32);
+    }
+  }
+  return {at, at + 256};
+}
+
 /// The activation codes chunk c of a 256-element block dots against — x.qs[32c .. 32c + 32) as 8
 /// words — for both formats below; loaded apart from `dot` so a caller can issue the loads before
 /// the weight chunk's decode.
@@ -57,15 +97,25 @@ struct int_chunk_decoder<quant::iq2_xxs> {
   using F = quant::iq2_xxs;
   using int_sum = F::int_sum;
   /// Chunk ib: four grid rows of 8 unsigned values (8, 25 or 43: never 0, so the per-byte negation
-  /// ~v + 1 below carries into no neighbour), each byte negated where its sign bit is set.
-  ORDO_HD ORDO_FORCEINLINE static void decode(const F::block& b, int ib, std::uint32_t (&w)[8]) {
+  /// ~v + 1 below carries into no neighbour), each byte negated where its sign bit is set. Tables:
+  /// format_tables or an iq2_copied_tables (the same values).
+  template <class Tables = format_tables>
+  ORDO_HD ORDO_FORCEINLINE static void decode(const F::block& b, int ib, std::uint32_t (&w)[8], const Tables& tables = {}) {
     const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
       const std::uint32_t index = gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l));  // byte l of a0, one PRMT
-      const std::uint64_t g = quant::iq2xxs_grid_at(int(index));
+      const std::uint32_t sign_bits = (a1 >> (7 * l)) & 127u;
+      std::uint64_t g;
       std::uint32_t m0, m1;
-      detail::iq2_sign_masks((a1 >> (7 * l)) & 127u, m0, m1);
+      if constexpr (is_iq2_copied<Tables>) g = tables.grid[index];
+      else g = quant::iq2xxs_grid_at(int(index));
+      if constexpr (Tables::sign_table) {
+        const std::uint64_t m = tables.signs[sign_bits];
+        m0 = std::uint32_t(m), m1 = std::uint32_t(m >> 32);
+      } else {
+        detail::iq2_sign_masks(sign_bits, m0, m1);
+      }
       w[2 * l] = (std::uint32_t(g) ^ m0) + (m0 & 0x01010101u);
       w[2 * l + 1] = (std::uint32_t(g >> 32) ^ m1) + (m1 & 0x01010101u);
     }
@@ -81,7 +131,7 @@ template <>
 struct int_chunk_decoder<quant::q2_k> {
   using F = quant::q2_k;
   using int_sum = F::int_sum;
-  /// Chunk c: the 2-bit codes at shift 2·(c % 4) of the 32 code bytes of half c / 4.
+  /// Chunk c: the 2-bit codes at shift 2·(c % 4) of the 32 code bytes of half c / 4 (no tables).
   ORDO_HD ORDO_FORCEINLINE static void decode(const F::block& b, int c, std::uint32_t (&w)[8]) {
     const auto* q = reinterpret_cast<const std::uint32_t*>(b.qs + 32 * (c / 4));
     const int shift = 2 * (c % 4);
@@ -98,8 +148,10 @@ struct int_chunk_decoder<quant::q2_k> {
   }
 };
 
-/// Whether the cooperative arrangement has a decoder for F.
+/// Whether the cooperative arrangement has a decoder for F (by its sum type: `decode` may be a
+/// template, which a requires-expression cannot name bare — session 18's first build, which asked
+/// for `decode`, silently sent the q2 layout down the generic moe passes, 3× slower and exact).
 template <class F>
-inline constexpr bool has_int_chunk_decoder = requires { int_chunk_decoder<F>::decode; };
+inline constexpr bool has_int_chunk_decoder = requires { typename int_chunk_decoder<F>::int_sum; };
 
 }  // namespace ordo::ops::qmv

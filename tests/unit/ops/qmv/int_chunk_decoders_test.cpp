@@ -16,9 +16,10 @@ namespace {
 
 using namespace ordo;
 
-/// Chunks of `blocks` random blocks whose packed integer part (decoder Dec) differs from F's own.
-template <class F, class Dec = ops::qmv::int_chunk_decoder<F>>
-int mismatching_chunks(int blocks) {
+/// Chunks of `blocks` random blocks whose packed integer part (decoder Dec, reading `tables`)
+/// differs from F's own.
+template <class F, class Dec = ops::qmv::int_chunk_decoder<F>, class Tables = ops::qmv::format_tables>
+int mismatching_chunks(int blocks, const Tables& tables = {}) {
   quant::splitmix64 rng{0x5eedu + F::ggml_type};
   // Activations with codes over the whole int8 range (−128 included) and consistent bsums.
   std::vector<quant::q8_k::block> x(1);
@@ -35,7 +36,8 @@ int mismatching_chunks(int blocks) {
     }
     for (int c = 0; c < F::int_chunks; ++c) {
       std::uint32_t words[8];
-      Dec::decode(w, c, words);
+      if constexpr (ops::qmv::is_iq2_copied<Tables>) Dec::decode(w, c, words, tables);
+      else Dec::decode(w, c, words);
       std::uint32_t xw[8];
       ops::qmv::chunk_words(a, c, xw);
       const auto got = Dec::dot(w, c, words, xw, a);
@@ -71,6 +73,34 @@ TEST(int_chunk_decoders, mutant_iq2_signs_ignored_is_caught) {
 }
 TEST(int_chunk_decoders, mutant_q2_k_wrong_shift_is_caught) {
   EXPECT_GT((mismatching_chunks<quant::q2_k, q2_k_shift_off_by_one_chunk>(200)), 100);
+}
+
+/// IQ2_XXS tables copied as a kernel copies them into shared memory: filled by `threads` threads
+/// (each taking every threads-th word), one of them optionally corrupted (a kept mutation check).
+template <bool SignTable>
+struct copied_iq2_tables {
+  std::vector<std::uint64_t> words = std::vector<std::uint64_t>(ops::qmv::iq2_copied_tables<SignTable>::words);
+  ops::qmv::iq2_copied_tables<SignTable> tables{};
+  explicit copied_iq2_tables(int threads, int corrupt_word = -1) {
+    for (int t = 0; t < threads; ++t) tables = ops::qmv::fill_iq2_tables<SignTable>(words.data(), t, threads);
+    if (corrupt_word >= 0) words[std::size_t(corrupt_word)] ^= 0x0000ff0000000000ull;
+  }
+};
+TEST(int_chunk_decoders, iq2_xxs_with_the_grid_copied_equals_dot_int_chunk) {
+  const copied_iq2_tables<false> copy(3);
+  EXPECT_EQ((mismatching_chunks<quant::iq2_xxs>(4000, copy.tables)), 0);
+}
+TEST(int_chunk_decoders, iq2_xxs_with_grid_and_signs_copied_equals_dot_int_chunk) {
+  const copied_iq2_tables<true> copy(7);
+  EXPECT_EQ((mismatching_chunks<quant::iq2_xxs>(4000, copy.tables)), 0);
+}
+TEST(int_chunk_decoders, mutant_corrupted_grid_copy_is_caught) {
+  const copied_iq2_tables<false> copy(1, 17);  // grid row 17
+  EXPECT_GT((mismatching_chunks<quant::iq2_xxs>(4000, copy.tables)), 0);
+}
+TEST(int_chunk_decoders, mutant_corrupted_sign_copy_is_caught) {
+  const copied_iq2_tables<true> copy(1, 256 + 5);  // the masks of stored sign byte 5
+  EXPECT_GT((mismatching_chunks<quant::iq2_xxs>(4000, copy.tables)), 0);
 }
 
 /// The masks that iq2_signs(s)'s eight bits spell, byte by byte (the oracle: one byte per bit).

@@ -234,8 +234,10 @@ struct config {
   /// built for this many pairs, not R: where the rows' experts are mostly distinct (a unit has a
   /// pair or two at DS4's 6 of 256), tier R's accumulators, sums and live tests cost every pass
   /// without serving it. Each pair's terms are its own whatever pass it is in (E1), so no bit
-  /// changes. By default: chunk layouts 1; packed layouts 2 at tiers 5-6 and 16, 4 at 7-8, else
-  /// R. bench/moe variants, session 18 (H100, µs a step at tiers 2/4/6/8/16): q2 with R pairs a
+  /// changes. By default R; with moe_narrow_routed_passes (session 18's proposal, measured as
+  /// bench variants with the preset's bits but not yet through the device properties, so not the
+  /// preset's yet): chunk layouts 1; packed layouts 2 at tiers 5-6 and 16, 4 at 7-8, else R.
+  /// bench/moe variants, session 18 (H100, µs a step at tiers 2/4/6/8/16): q2 with R pairs a
   /// pass 138.3/245.9/431.9/720.8/2431.5, with 1 pair 112.7/192.5/280.3/508.6/1090.3; mxfp4 with
   /// R 97.9/177.0/269.2/377.4/1024.3, with 2 98.0/175.6/255.8/421.8/973.8, with 4
   /// 98.7/177.1/263.3/350.8/1014.5.
@@ -243,7 +245,9 @@ struct config {
     constexpr int want = [] {
       if constexpr (requires { Policy::moe_routed_pass_pairs; })
         if (Policy::moe_routed_pass_pairs > 0) return int(Policy::moe_routed_pass_pairs);
-      if constexpr (chunk_layout) return 1;
+      if constexpr (!requires { Policy::moe_narrow_routed_passes; }) return R;
+      else if constexpr (!Policy::moe_narrow_routed_passes) return R;
+      else if constexpr (chunk_layout) return 1;
       else if constexpr (packed) return R >= 16 ? 2 : R >= 7 ? 4 : R >= 5 ? 2 : R;
       else return R;
     }();
@@ -251,13 +255,14 @@ struct config {
   }();
   /// Where an IQ2_XXS window's decode finds its tables (moe_iq2_tables; qmv/int_chunk_decoders.hpp):
   /// 0 the format's (the grid in global memory, the sign masks computed), 1 a copy of the grid in
-  /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 1. bench/moe
+  /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 0 (1 is
+  /// session 18's proposal, as moe_narrow_routed_passes: not yet through the device properties). bench/moe
   /// variants, session 18 (H100, q2, µs a step at tiers 1/2/4/6/8): 0 67.8/138.3/245.9/431.9/720.8,
   /// 1 68.5/132.0/240.0/422.6/717.9, 2 74.0/151.3/260.9/445.7/742.5 (R pairs a pass); with passes
   /// of 2 pairs, 0 68.7/138.9/237.7/371.9/535.5 and 1 69.2/132.2/228.9/356.7/518.9.
   static constexpr int iq2_tables = [] {
     if constexpr (requires { Policy::moe_iq2_tables; }) return int(Policy::moe_iq2_tables);
-    else return 1;
+    else return 0;
   }();
   /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
   /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims with two CTAs an SM, 160 KB

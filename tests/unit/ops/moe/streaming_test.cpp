@@ -54,15 +54,29 @@ TEST(moe_streaming, routed_passes_take_at_most_pr_pairs) {
   EXPECT_EQ((pass_starts<4, 1>(3, 2, ids)), (std::vector<int>{0, 1, 4, 6, 7}));
 }
 
-template <int PR>
+template <int PR, bool Narrow = false>
 struct routed_pairs_policy : ordo::tune::defaults::qmv::policy {
   static constexpr int moe_routed_pass_pairs = PR;
+  static constexpr bool moe_narrow_routed_passes = Narrow;
 };
-TEST(moe_streaming, routed_pairs_capped_at_the_tier) {
-  using preset = ordo::tune::defaults::qmv::policy;
-  EXPECT_EQ((streaming::config<preset, q2_layout, 8>::routed_pairs), 8);
+TEST(moe_streaming, routed_pairs_rule_and_caps) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  using narrow = routed_pairs_policy<0, true>;
+  // by default the tier's pairs
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::routed_pairs), 8);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 6>::routed_pairs), 6);
+  // session 18's rule: chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 2 at 5-6 and 16, 4 at
+  // 7-8, else the tier; other layouts the tier
+  EXPECT_EQ((streaming::config<narrow, q2_layout, 8>::routed_pairs), 1);
+  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 4>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 6>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 8>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 16>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<narrow, q8_0_layout, 8>::routed_pairs), 8);
+  // a policy's value, capped at the tier; 0 is the default
   EXPECT_EQ((streaming::config<routed_pairs_policy<2>, q2_layout, 8>::routed_pairs), 2);
-  EXPECT_EQ((streaming::config<routed_pairs_policy<2>, q2_layout, 1>::routed_pairs), 1);
+  EXPECT_EQ((streaming::config<routed_pairs_policy<16>, q2_layout, 8>::routed_pairs), 8);
+  EXPECT_EQ((streaming::config<routed_pairs_policy<2>, mxfp4_layout, 1>::routed_pairs), 1);
   EXPECT_EQ((streaming::config<routed_pairs_policy<0>, q2_layout, 4>::routed_pairs), 4);
 }
 

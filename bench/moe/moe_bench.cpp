@@ -78,31 +78,29 @@ struct variant : ordo::tune::preset::qmv::policy {
            (CR == 0 ? "" : " chunk rows " + std::to_string(CR)) + (PR == 0 ? "" : " routed passes of " + std::to_string(PR));
   }
 };
-/// The preset's shapes at every tier, a routed unit's pass taking at most PR pairs (0: the
-/// preset's rule; streaming.hpp config::routed_pairs), with Narrow session 18's rule for it
-/// (moe_narrow_routed_passes), and IQ2_XXS windows decoding with tables T (config::iq2_tables: 0
-/// the format's, the preset's; 1 the grid copied to shared memory; 2 the grid and the sign masks).
-template <int PR, int T, bool Narrow = false>
+/// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
+/// streaming.hpp config::routed_pairs), and IQ2_XXS windows decoding with tables T
+/// (config::iq2_tables: 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the
+/// grid and the sign masks).
+template <int PR, int T = 1>
 struct preset_variant : ordo::tune::preset::qmv::policy {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
-  static constexpr bool moe_narrow_routed_passes = Narrow;
   static std::string name() {
-    return std::string("preset shapes") + (Narrow ? ", narrow routed passes" : "") +
-           (PR ? ", routed passes of " + std::to_string(PR) : "") +
-           (T == 1 ? ", grid in shared memory" : T == 2 ? ", grid and signs in shared memory" : "");
+    return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
+           (T == 0 ? ", grid in global memory" : T == 2 ? ", grid and signs in shared memory" : "");
   }
 };
-/// Session 18's proposal (routed passes of 1 pair in chunk layouts, 2-4 in packed ones at 5-8 and
-/// 16 rows; the IQ2_XXS grid in shared memory), without the grid, and in the narrow shape at every
-/// tier. Session 18's lists (the IQ2_XXS tables copied; passes of 1, 2 and 4 pairs) and earlier
-/// lists and what they measured are in docs/PERFORMANCE.md (session 17: a chunk window's rows one
-/// at a time; session 15: mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every
-/// tier, narrow16 at tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows,
-/// down items of 4 rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at
-/// tiers 1-8; session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 0, true>>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 1, true>, preset_variant<0, 0, true>,
-                                          variant<8, 2, 2, 2, 2, 2, false, -1, 1, 64, 0, 0, 0, 1>>;
+/// Session 19's lists: q2 with the grid in global memory (its passes of one pair, in the narrow
+/// shape at every tier now); mxfp4 with routed passes of 1 and of 2 pairs at every tier (the rule
+/// takes 2 at 5-6 and 16, 4 at 7-8). Earlier lists and what they measured are in
+/// docs/PERFORMANCE.md (session 18: the IQ2_XXS tables copied, passes of 1, 2 and 4 pairs, the
+/// narrow shape with passes of one pair; session 17: a chunk window's rows one at a time; session
+/// 15: mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at
+/// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
+/// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
+/// session 12: 3 and 4 ring stages).
+using mxfp4_variants = ordo::meta::type_list<preset_variant<1>, preset_variant<2>>;
+using q2_variants = ordo::meta::type_list<preset_variant<0, 0>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

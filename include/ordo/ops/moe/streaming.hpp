@@ -118,10 +118,12 @@ inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
 /// H100, µs a step):
 ///   - narrow: 8 warps a CTA, two CTAs an SM, two output rows a gate_up and a down item, 2 ring
 ///     stages where the slots are packed (MXFP4 beside Q8_0: two windows a slot) or the routed
-///     formats are chunk formats, else 3. Tiers 1-2 of the mxfp4 layout, 1-6 of the q2 layout
-///     (it beat the wide shape at tiers 2-6 after session 13 shrank the chunk kernels: 148.9
-///     against 164.2 at 2, 561.0 against 582.2 at 6; wide won at 7, 746.1 against 765.8, and at
-///     8, 834.4 against 954.8), 1-7 of the q8_0 layout (one CTA an SM at 3-7: its 3-stage rings).
+///     formats are chunk formats, else 3. Tiers 1-2 of the mxfp4 layout, every tier of the q2
+///     layout, 1-7 of the q8_0 layout (one CTA an SM at 3-7: its 3-stage rings). The q2 layout
+///     took the wide shape at 7 and up while its routed passes carried the tier's pairs (session
+///     13: 746.1 against 765.8 at 7, 834.4 against 954.8 at 8); with passes of one pair the narrow
+///     shape is the faster at 7, 8 and 16 (session 19, H100: 335.3/364.7/1038.7 µs a step against
+///     453.7/504.2/1070.6 wide).
 ///   - narrow16 (packed slots, tiers 3-8): 16 warps as one CTA an SM, both passes, and down stages
 ///     mid_act up to 160 KB. From tier 5 gate_up's rings and its two staged x copies (the MXFP4
 ///     and the Q8_0 arrangement) leave room for one 8-warp CTA an SM; 16 warps share them (215
@@ -130,15 +132,15 @@ inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
 ///   - narrow_alone (packed slots, tier 16): the narrow shape as one CTA an SM, so up to 255
 ///     registers for gate_up's 2 · 2 · 16 accumulators: 1152 against 1338 wide (session 15).
 ///   - wide: 16 warps a CTA, one CTA an SM, 2 stages, one output row an item: tiers 8 and 16 of
-///     layouts without packed slots (7 and up for chunk layouts), where the narrow shape's
-///     registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps.
+///     layouts of int8-block formats without packed slots (the q8_0 layout), where the narrow
+///     shape's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps.
 template <class Policy, class L, int R>
 struct config {
   /// Whether gate_up's slots take several windows of the routed format (MXFP4 beside Q8_0).
   static constexpr bool packed = slot_blocks<typename L::gate_up, row_stage_bytes_of_both<typename L::gate_up, typename L::shared>> > window_blocks;
   static constexpr bool chunk_layout = chunk_blocks<typename L::gate_up> || chunk_blocks<typename L::down>;
   static constexpr bool fixed = requires { Policy::moe_streaming_fixed_shape; };
-  static constexpr bool wide = !fixed && !packed && R >= (chunk_layout ? 7 : 8);
+  static constexpr bool wide = !fixed && !packed && !chunk_layout && R >= 8;
   static constexpr bool narrow16 = !fixed && packed && R >= 3 && R < 16;
   static constexpr bool narrow_alone = !fixed && packed && R >= 16;
   static constexpr bool one_cta = wide || narrow16 || narrow_alone;  // the preset shapes that take an SM alone
@@ -234,20 +236,17 @@ struct config {
   /// built for this many pairs, not R: where the rows' experts are mostly distinct (a unit has a
   /// pair or two at DS4's 6 of 256), tier R's accumulators, sums and live tests cost every pass
   /// without serving it. Each pair's terms are its own whatever pass it is in (E1), so no bit
-  /// changes. By default R; with moe_narrow_routed_passes (session 18's proposal, measured as
-  /// bench variants with the preset's bits but not yet through the device properties, so not the
-  /// preset's yet): chunk layouts 1; packed layouts 2 at tiers 5-6 and 16, 4 at 7-8, else R.
-  /// bench/moe variants, session 18 (H100, µs a step at tiers 2/4/6/8/16): q2 with R pairs a
-  /// pass 138.3/245.9/431.9/720.8/2431.5, with 1 pair 112.7/192.5/280.3/508.6/1090.3; mxfp4 with
-  /// R 97.9/177.0/269.2/377.4/1024.3, with 2 98.0/175.6/255.8/421.8/973.8, with 4
-  /// 98.7/177.1/263.3/350.8/1014.5.
+  /// changes. By default: chunk layouts 1; packed layouts 2 at tiers 5-6 and 16, 4 at 7-8, else
+  /// R; other layouts R. bench/moe variants, session 18 (H100, µs a step at tiers 2/4/6/8/16): q2
+  /// with R pairs a pass 138.3/245.9/431.9/720.8/2431.5, with 1 pair 112.7/192.5/280.3/508.6/1090.3;
+  /// mxfp4 with R 97.9/177.0/269.2/377.4/1024.3, with 2 98.0/175.6/255.8/421.8/973.8, with 4
+  /// 98.7/177.1/263.3/350.8/1014.5. Gated as the preset in session 19 (moe properties and GPU
+  /// tests on the device).
   static constexpr int routed_pairs = [] {
     constexpr int want = [] {
       if constexpr (requires { Policy::moe_routed_pass_pairs; })
         if (Policy::moe_routed_pass_pairs > 0) return int(Policy::moe_routed_pass_pairs);
-      if constexpr (!requires { Policy::moe_narrow_routed_passes; }) return R;
-      else if constexpr (!Policy::moe_narrow_routed_passes) return R;
-      else if constexpr (chunk_layout) return 1;
+      if constexpr (chunk_layout) return 1;
       else if constexpr (packed) return R >= 16 ? 2 : R >= 7 ? 4 : R >= 5 ? 2 : R;
       else return R;
     }();
@@ -255,14 +254,14 @@ struct config {
   }();
   /// Where an IQ2_XXS window's decode finds its tables (moe_iq2_tables; qmv/int_chunk_decoders.hpp):
   /// 0 the format's (the grid in global memory, the sign masks computed), 1 a copy of the grid in
-  /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 0 (1 is
-  /// session 18's proposal, as moe_narrow_routed_passes: not yet through the device properties). bench/moe
+  /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 1 (gated as
+  /// the preset in session 19). bench/moe
   /// variants, session 18 (H100, q2, µs a step at tiers 1/2/4/6/8): 0 67.8/138.3/245.9/431.9/720.8,
   /// 1 68.5/132.0/240.0/422.6/717.9, 2 74.0/151.3/260.9/445.7/742.5 (R pairs a pass); with passes
   /// of 2 pairs, 0 68.7/138.9/237.7/371.9/535.5 and 1 69.2/132.2/228.9/356.7/518.9.
   static constexpr int iq2_tables = [] {
     if constexpr (requires { Policy::moe_iq2_tables; }) return int(Policy::moe_iq2_tables);
-    else return 0;
+    else return 1;
   }();
   /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
   /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims with two CTAs an SM, 160 KB

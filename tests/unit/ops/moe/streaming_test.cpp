@@ -3,7 +3,7 @@
 // and lose two thirds of its speed, as the q2 layout did in session 18's first build when the
 // chunk-decoder detection stopped matching — and the pass table when a routed unit's passes take
 // fewer pairs than the tier (config::routed_pairs): the shared expert keeps one pass of every row,
-// a routed unit takes ceil(pairs / PR) passes.
+// a routed unit takes ceil(pairs / PR) passes; and the preset's rule for PR, shapes and tables.
 #include "ordo/ops/moe/streaming.hpp"
 
 #include <gtest/gtest.h>
@@ -54,30 +54,42 @@ TEST(moe_streaming, routed_passes_take_at_most_pr_pairs) {
   EXPECT_EQ((pass_starts<4, 1>(3, 2, ids)), (std::vector<int>{0, 1, 4, 6, 7}));
 }
 
-template <int PR, bool Narrow = false>
+template <int PR>
 struct routed_pairs_policy : ordo::tune::defaults::qmv::policy {
   static constexpr int moe_routed_pass_pairs = PR;
-  static constexpr bool moe_narrow_routed_passes = Narrow;
 };
 TEST(moe_streaming, routed_pairs_rule_and_caps) {
   using plain = ordo::tune::defaults::qmv::policy;
-  using narrow = routed_pairs_policy<0, true>;
-  // by default the tier's pairs
-  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::routed_pairs), 8);
-  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 6>::routed_pairs), 6);
-  // session 18's rule: chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 2 at 5-6 and 16, 4 at
-  // 7-8, else the tier; other layouts the tier
-  EXPECT_EQ((streaming::config<narrow, q2_layout, 8>::routed_pairs), 1);
-  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 4>::routed_pairs), 4);
-  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 6>::routed_pairs), 2);
-  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 8>::routed_pairs), 4);
-  EXPECT_EQ((streaming::config<narrow, mxfp4_layout, 16>::routed_pairs), 2);
-  EXPECT_EQ((streaming::config<narrow, q8_0_layout, 8>::routed_pairs), 8);
-  // a policy's value, capped at the tier; 0 is the default
+  // the rule (sessions 18-19): chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 2 at 5-6 and
+  // 16, 4 at 7-8, else the tier; other layouts the tier
+  EXPECT_EQ((streaming::config<plain, q2_layout, 1>::routed_pairs), 1);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::routed_pairs), 1);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 4>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 5>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 6>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 8>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 16>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<plain, q8_0_layout, 8>::routed_pairs), 8);
+  // a policy's value, capped at the tier; 0 is the rule
   EXPECT_EQ((streaming::config<routed_pairs_policy<2>, q2_layout, 8>::routed_pairs), 2);
   EXPECT_EQ((streaming::config<routed_pairs_policy<16>, q2_layout, 8>::routed_pairs), 8);
   EXPECT_EQ((streaming::config<routed_pairs_policy<2>, mxfp4_layout, 1>::routed_pairs), 1);
-  EXPECT_EQ((streaming::config<routed_pairs_policy<0>, q2_layout, 4>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<routed_pairs_policy<0>, q2_layout, 4>::routed_pairs), 1);
+  EXPECT_EQ((streaming::config<routed_pairs_policy<0>, mxfp4_layout, 4>::routed_pairs), 4);
+}
+
+TEST(moe_streaming, preset_shapes_and_tables) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  // with passes of one pair the q2 layout keeps the narrow shape at every tier (session 19); the
+  // q8_0 layout takes the wide shape from 8 rows, the mxfp4 layout narrow16 at 3-8
+  EXPECT_FALSE((streaming::config<plain, q2_layout, 7>::wide));
+  EXPECT_FALSE((streaming::config<plain, q2_layout, 16>::wide));
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::warps), 8);
+  EXPECT_TRUE((streaming::config<plain, q8_0_layout, 8>::wide));
+  EXPECT_FALSE((streaming::config<plain, q8_0_layout, 7>::wide));
+  EXPECT_TRUE((streaming::config<plain, mxfp4_layout, 5>::narrow16));
+  // the IQ2_XXS grid is copied to shared memory by default
+  EXPECT_EQ((streaming::config<plain, q2_layout, 1>::iq2_tables), 1);
 }
 
 }  // namespace

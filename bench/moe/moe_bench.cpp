@@ -91,15 +91,15 @@ struct preset_variant : ordo::tune::preset::qmv::policy {
   }
 };
 /// Session 19's lists: q2 with the grid in global memory (its passes of one pair, in the narrow
-/// shape at every tier now); mxfp4 with routed passes of 3 pairs (the rule before session 19 took
-/// the tier's 3 at tier 3, now 1; call 2 timed passes of 1 and of 2 at every tier). Earlier lists and what they measured are in
+/// shape at every tier now); mxfp4 with routed passes of 1 and of 2 pairs at every tier (the rule
+/// takes 2 at 5-6 and 16, 4 at 7-8). Earlier lists and what they measured are in
 /// docs/PERFORMANCE.md (session 18: the IQ2_XXS tables copied, passes of 1, 2 and 4 pairs, the
 /// narrow shape with passes of one pair; session 17: a chunk window's rows one at a time; session
 /// 15: mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at
 /// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<preset_variant<3>>;
+using mxfp4_variants = ordo::meta::type_list<preset_variant<1>, preset_variant<2>>;
 using q2_variants = ordo::meta::type_list<preset_variant<0, 0>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>

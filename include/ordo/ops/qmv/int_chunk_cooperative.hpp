@@ -5,12 +5,11 @@
 /// (down) blocks leaves 16–24 lanes idle while each busy lane decodes 256 elements and dots them
 /// against every activation row byte by byte. The Order fixes only the float sequence of each
 /// lane's partial sum — `acc = acc + dot_scale(block, x.d, int_sum)` over its blocks ascending —
-/// and int_sum is an exact integer, so who computes it is free (DESIGN §5). Here, per window of up
-/// to 32 blocks, the lanes split each block's 8 chunks among them (accumulate_window_rows: all 8
-/// on the owner lane for a window of 32 blocks, 2 lanes of 4 for 16 blocks), each chunk decoded
-/// once and dotted against all R activation rows (dp4a); a block's chunk lanes sum their parts
-/// with xor shuffles (exact), leaving the total on the block's owner lane (lane = block mod 32, as
-/// ls32 says), which runs the one-row float statement. Same float operations in the same sequence as accumulate_window, so the
+/// and int_sum is an exact integer, so who computes it is free (DESIGN §5). Here, per window of 32
+/// blocks, lane l decodes chunk l % 8 of blocks l / 8 + 4t (t = 0..7) once, dots it against all R
+/// activation rows (dp4a), the 8 chunk lanes of a block sum their parts with xor shuffles (exact),
+/// and the block's owner lane (lane = block mod 32, as ls32 says) takes the total and runs the
+/// one-row float statement. Same float operations in the same sequence as accumulate_window, so the
 /// bits of the CPU executor at every tier (E1, E2); the combine is order::combine as in kernel.hpp.
 ///
 /// One weight row per warp, as the generic kernel; weights are read straight from global memory
@@ -50,49 +49,45 @@ ORDO_DEVICE ORDO_FORCEINLINE std::int32_t xor_sum(std::int32_t v, int o) { retur
 ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums xor_sum(quant::scaled_min_sums v, int o) {
   return {v.sumi + gpu::shfl_xor_i32(v.sumi, o), v.summ + gpu::shfl_xor_i32(v.summ, o)};
 }
+ORDO_DEVICE ORDO_FORCEINLINE std::int32_t from_lane(std::int32_t v, int src) { return gpu::shfl_i32(v, src); }
+ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_sums v, int src) {
+  return {gpu::shfl_i32(v.sumi, src), gpu::shfl_i32(v.summ, src)};
+}
 
 /// One window of NR weight rows — row n's blocks wwin[n][0 .. wb), wb <= 32, the window's first
 /// block a multiple of 32 into the row, so block j's ls32 owner is lane j — against `live`
 /// activation rows: each owner lane adds its block's one-row term to acc[n · R + i]. `act(i, j)`
 /// is activation row i's dot block for window block j. Every lane of the warp calls it together;
-/// the windows may lie in global or shared memory.
-///
-/// Lanes: B block lanes (wb rounded up to a power of two, at least 4) times G = 32 / B chunk
-/// groups; lane g · B + b takes block b and its chunks g, g + G, … (8 / G of them), so a block's 8
-/// chunks lie on the G lanes b, b + B, …, and after the walk G − 1 xor shuffles (log2 G steps) add
-/// their exact integer parts, leaving the block's int_sum on lane b, its owner. A window of 16
-/// blocks (DS4's IQ2_XXS rows) takes one shuffle a sum, of 32 none; session 18's arrangement (a
-/// step's 4 blocks on 8 chunk lanes each) took 3 shuffles and a move to the owner every step.
-/// Integer sums are exact in any grouping, and the owner's float statement is the one-row
-/// kernel's, so the bits are the same.
-///
-/// The NR rows walk together: each step decodes a chunk of every row and dots them against the same
-/// activation words (loaded once), so a warp has NR independent chains in flight; each accumulator
-/// still gets its block terms one at a time, ascending, as with one row. StepUnroll: copies of the
-/// step loop's body (1: a loop; its trip count is uniform). Unrolled whole, the body's
-/// IQ2_XXS/Q2_K decode × R rows made the q2 layout's streamed moe kernels 111–420 KB of code
-/// (gate_up at tier 1: 264 KB, 95 KB as a loop; bench/moe/kernel_resources.sh), far past the
-/// instruction caches. Tables: where the decoder finds its tables (int_chunk_decoders.hpp: the
-/// format's own, or copies the caller filled).
+/// the windows may lie in global or shared memory. The NR rows walk together: each step decodes a
+/// chunk of every row and dots them against the same activation words (loaded once), so a warp
+/// has NR independent chains in flight; each accumulator still gets its block terms one at a time,
+/// ascending, as with one row. StepUnroll: copies of the 8-step loop's body (1: a loop; its trip
+/// count is uniform). Unrolled whole, the body's IQ2_XXS/Q2_K decode × R rows made the q2 layout's
+/// streamed moe kernels 111–420 KB of code (gate_up at tier 1: 264 KB, 95 KB as a loop;
+/// bench/moe/kernel_resources.sh), far past the instruction caches. Tables: where the decoder finds
+/// its tables (int_chunk_decoders.hpp: the format's own, or copies the caller filled).
 template <class F, int NR, int R, int StepUnroll = 1, class Act, class Tables = format_tables>
 ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block* const (&wwin)[NR], int wb, int live,
                                                          const Act& act, int lane, float (&acc)[NR * R],
                                                          const Tables& tables = {}) {
   using dec = int_chunk_decoder<F>;
   using sum_t = typename dec::int_sum;
-  int lanes_a_block = 4;  // B (uniform)
-  while (lanes_a_block < wb) lanes_a_block *= 2;
-  const int groups = 32 / lanes_a_block, steps = lanes_a_block / 4;  // G; chunks a lane (8 / G)
-  // Past the window's end (wb not a power of two) a lane takes the window's last block: no owner
-  // takes those sums (only lanes below wb add theirs), and without a branch around the decode a
-  // step needs no convergence region.
-  const int b = lane % lanes_a_block, j = b < wb ? b : wb - 1, g = lane / lanes_a_block;
-  sum_t s[NR * R];
+  const int group = lane / 8, chunk = lane % 8;  // chunk `chunk` of window blocks group + 4t
+  sum_t mine[NR * R];
 #pragma unroll
-  for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
+  for (int k = 0; k < NR * R; ++k) mine[k] = sum_t{};
 #pragma unroll StepUnroll
-  for (int t = 0; t < steps; ++t) {
-    const int chunk = g + groups * t;
+  for (int t = 0; t < 8; ++t) {
+    if (4 * t >= wb) break;  // uniform: the window has no block at this step
+    // Past the window's end (wb not a multiple of 4) a lane repeats the window's last block: no
+    // owner takes those sums (only lanes below wb add theirs), and without a branch around the
+    // decode a step needs no convergence region and no zeroed sums.
+    const int j = group + 4 * t < wb ? group + 4 * t : wb - 1;
+    sum_t s[NR * R];
+    if constexpr (R > 1) {
+#pragma unroll
+      for (int k = 0; k < NR * R; ++k) s[k] = sum_t{};
+    }
     // Up to 2 activation rows, and no more than the weight rows decoded, their words are
     // requested before the decode, so the loads' latency hides behind it. More would hold 8
     // registers a row across it: qmv's one-row walk at 2 activation rows went from 60 to 78
@@ -118,23 +113,28 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
         const auto& x = act(i, j);
         if constexpr (!early) chunk_words(x, chunk, xw[0]);
 #pragma unroll
-        for (int n = 0; n < NR; ++n) s[n * R + i] = s[n * R + i] + dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
+        for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
       }
-  }
-  // The G lanes of block b hold its parts: exact sums across them (live rows only: `live` is
-  // uniform; at one row every call has it live, and without the test the shuffles need no
-  // convergence region around them).
+    // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
+    // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform;
+    // at one row every call has it live, and without the test the shuffles need no convergence
+    // region around them).
 #pragma unroll
-  for (int k = 0; k < NR * R; ++k)
-    if (R == 1 || k % R < live)
-      for (int o = lanes_a_block; o < 32; o *= 2) s[k] = xor_sum(s[k], o);
+    for (int k = 0; k < NR * R; ++k) {
+      if (R == 1 || k % R < live) {
+        s[k] = xor_sum(xor_sum(xor_sum(s[k], 1), 2), 4);
+        const sum_t v = from_lane(s[k], 8 * (lane % 4));
+        if (lane / 4 == t) mine[k] = v;
+      }
+    }
+  }
   if (lane < wb) {
 #pragma unroll
     for (int n = 0; n < NR; ++n) {
       const auto& blk = wwin[n][lane];
 #pragma unroll
       for (int i = 0; i < R; ++i)
-        if (i < live) acc[n * R + i] = acc[n * R + i] + F::dot_scale(blk, act(i, lane).d, s[n * R + i]);
+        if (i < live) acc[n * R + i] = acc[n * R + i] + F::dot_scale(blk, act(i, lane).d, mine[n * R + i]);
     }
   }
 }

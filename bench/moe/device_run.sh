@@ -52,7 +52,7 @@ if [ -n "${NCU_MOE:-}" ]; then
 fi
 if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (regex NCU_SRC) of moe_bench NCU_LAYOUT, and the static SASS
   timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:$NCU_SRC --launch-skip 5 --launch-count 1 \
-    --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts ${NCU_LAYOUT:-mxfp4} --iters 3 ${NCU_ARGS:-} > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
+    --section SpeedOfLight --section Occupancy --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts ${NCU_LAYOUT:-mxfp4} --iters 3 ${NCU_ARGS:-} > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
   ncu -i /tmp/src.ncu-rep --page source --csv --print-source sass > $OUT/src_sass.csv 2> $OUT/src_err.txt; echo "page source rc=$? $(wc -l < $OUT/src_sass.csv) lines"; head -c 600 $OUT/src_err.txt
   ncu -i /tmp/src.ncu-rep --page details > $OUT/src_details.txt 2>&1
   [ "${SASS:-0}" = 1 ] && { cuobjdump --dump-sass $X/moe_bench 2>/dev/null | xz -T8 -3 > $FINAL_OUT/sass.xz; ls -la $FINAL_OUT/sass.xz; }

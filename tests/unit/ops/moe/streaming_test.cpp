@@ -60,9 +60,11 @@ struct routed_pairs_policy : ordo::tune::defaults::qmv::policy {
 };
 TEST(moe_streaming, routed_pairs_rule_and_caps) {
   using plain = ordo::tune::defaults::qmv::policy;
-  // the rule (sessions 18-19): chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 2 at 5-6 and
-  // 16, 4 at 7-8, else the tier; other layouts the tier
+  // the rule (sessions 18-20): chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 1 at 3, 2 at
+  // 5-6 and 16, 4 at 7-8, else the tier; other layouts the tier
   EXPECT_EQ((streaming::config<plain, q2_layout, 1>::routed_pairs), 1);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 2>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 3>::routed_pairs), 1);
   EXPECT_EQ((streaming::config<plain, q2_layout, 8>::routed_pairs), 1);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 4>::routed_pairs), 4);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 5>::routed_pairs), 2);

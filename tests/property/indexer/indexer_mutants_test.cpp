@@ -67,8 +67,8 @@ bool equals_replay(const indexer_entry& e, const H::data& d, const std::vector<i
   return true;
 }
 
-void expect_p2_fails(const indexer_entry& bad, const char* what) {
-  const auto p2 = drivers<ops::indexer::op>::p2(cpu_backend(), bad, default_params());
+void expect_p2_fails(const indexer_entry& bad, const char* what, params prm = default_params()) {
+  const auto p2 = drivers<ops::indexer::op>::p2(cpu_backend(), bad, prm);
   std::printf("mutant indexer (%s): P2 %s\n", what, p2.status == outcome::fail ? "fails (caught)" : "passes (NOT caught)");
   EXPECT_EQ(p2.status, outcome::fail) << what;
 }
@@ -103,7 +103,13 @@ TEST(IndexerMutants, DotLaneSplitIsCaughtByP2) {
 
 TEST(IndexerMutants, TiesToHighestIdIsCaughtByP2) {
   const auto bad = mutant_of("indexer.r1.ls32.flat", &ties_to_highest_id);
-  expect_p2_fails(bad, "ties to highest id");
+  // The tie rule shows only where a group of equal scores straddles the top-k threshold, about
+  // one drawn case in eleven: in 40 cases (the test presets') P2 missed the mutant in 2 runs of 100
+  // (session 20, one of them a fresh-clone CI run, seed 873885946851431948). 200 cases miss it
+  // about once in 3·10^8 runs, and cost time only where it is missed.
+  params prm = default_params();
+  prm.cases = std::max(prm.cases, 200);
+  expect_p2_fails(bad, "ties to highest id", prm);
   int caught = 0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     auto d = H::make(2, 8, 600, 100, 1, true, seed);

@@ -92,7 +92,7 @@ struct preset_variant : ordo::tune::preset::qmv::policy {
 };
 /// Session 19's lists: q2 with the grid in global memory (its passes of one pair, in the narrow
 /// shape at every tier now); mxfp4 with routed passes of 1 and of 2 pairs at every tier (the rule
-/// takes 2 at 5-6 and 16, 4 at 7-8). Earlier lists and what they measured are in
+/// takes 1 at 3 since session 20, 2 at 5-6 and 16, 4 at 7-8). Earlier lists and what they measured are in
 /// docs/PERFORMANCE.md (session 18: the IQ2_XXS tables copied, passes of 1, 2 and 4 pairs, the
 /// narrow shape with passes of one pair; session 17: a chunk window's rows one at a time; session
 /// 15: mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at

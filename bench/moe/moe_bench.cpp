@@ -78,29 +78,49 @@ struct variant : ordo::tune::preset::qmv::policy {
            (CR == 0 ? "" : " chunk rows " + std::to_string(CR)) + (PR == 0 ? "" : " routed passes of " + std::to_string(PR));
   }
 };
+/// Knobs a preset_variant adds to the preset only where asked (a policy member's presence is the
+/// knob): the MXFP4 decoder picked by the tier, not the pass's pairs (config::decoder_rows), and
+/// down's mid_act budget in KB (config::mid_act_budget; 0: the q2 layout's down pass reads mid_act
+/// from global memory, as before session 21).
+template <bool ByTier>
+struct decoder_knob {};
+template <>
+struct decoder_knob<true> {
+  static constexpr bool moe_decoder_by_tier = true;
+};
+template <int MidKB>
+struct mid_act_knob {
+  static constexpr std::size_t moe_mid_act_budget = std::size_t(MidKB) * 1024;
+};
+template <>
+struct mid_act_knob<-1> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
-/// streaming.hpp config::routed_pairs), and IQ2_XXS windows decoding with tables T
-/// (config::iq2_tables: 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the
-/// grid and the sign masks).
-template <int PR, int T = 1>
-struct preset_variant : ordo::tune::preset::qmv::policy {
+/// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
+/// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
+/// masks), and the knobs above (ByTier; MidKB -1: the preset's budget).
+template <int PR, int T = 1, bool ByTier = false, int MidKB = -1>
+struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
-           (T == 0 ? ", grid in global memory" : T == 2 ? ", grid and signs in shared memory" : "");
+           (T == 0 ? ", grid in global memory" : T == 2 ? ", grid and signs in shared memory" : "") +
+           (ByTier ? ", MXFP4 decoder by the tier" : "") +
+           (MidKB < 0 ? "" : MidKB == 0 ? ", mid_act from global memory" : ", mid_act budget " + std::to_string(MidKB) + " KB");
   }
 };
-/// Session 19's lists: q2 with the grid in global memory (its passes of one pair, in the narrow
-/// shape at every tier now); mxfp4 with routed passes of 1 and of 2 pairs at every tier (the rule
-/// takes 1 at 3 since session 20, 2 at 5-6 and 16, 4 at 7-8). Earlier lists and what they measured are in
-/// docs/PERFORMANCE.md (session 18: the IQ2_XXS tables copied, passes of 1, 2 and 4 pairs, the
+/// Session 21's lists: mxfp4 with the decoder picked by the tier (before session 21) and with
+/// routed passes of 2 pairs at every tier; q2 with mid_act read from global memory in down (before
+/// session 21) and with the grid in global memory. The rule takes 1 pair at 3 since session 20, 2 at
+/// 5-6 and 16, 4 at 7-8. Earlier lists and what they measured are in
+/// docs/PERFORMANCE.md (session 19: mxfp4 passes of 1 pair at every tier; session 18: the IQ2_XXS
+/// tables copied, passes of 1, 2 and 4 pairs, the
 /// narrow shape with passes of one pair; session 17: a chunk window's rows one at a time; session
 /// 15: mxfp4's narrow16 built for its own tier at 6-8, the narrow shape at every tier, narrow16 at
 /// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<preset_variant<1>, preset_variant<2>>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 0>>;
+using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, true>, preset_variant<2>>;
+using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 0>, preset_variant<0, 0>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

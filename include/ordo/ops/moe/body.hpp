@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "ordo/gpu/portability.hpp"
+#include "ordo/gpu/warp_scan.hpp"
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/ops/moe/layout.hpp"
@@ -107,11 +108,39 @@ ORDO_HD inline void build_units(const problem& p, unit_list<R>& ul) {
 }
 
 #if defined(ORDO_DEVICE_PASS)
+/// scan_units by one warp (its lanes 0..31 call; ul in shared memory), the same units: a pair that
+/// starts a run of one expert takes the unit index its inclusive count of run starts gives. Thread
+/// 0's serial walk cost a shared-memory latency a pair while the CTA waited at the barrier after it
+/// (ncu, session 20: 11% of the mxfp4 down pass's stall samples at its prologue barriers). Ends
+/// with gpu::sync_warp: the warp's lanes see the whole list.
+template <int R>
+ORDO_DEVICE inline void scan_units_warp(unit_list<R>& ul, int n, int lane) {
+  int units = 0;
+#pragma unroll 1
+  for (int j0 = 0; j0 < n; j0 += gpu::logical_warp) {
+    const int j = j0 + lane;
+    const bool starts = j < n && (j == 0 || ul.pair_expert[j] != ul.pair_expert[j - 1]);
+    const int count = gpu::inclusive_sum_i32(starts ? 1 : 0, lane);
+    if (starts) {
+      ul.expert[units + count - 1] = ul.pair_expert[j];
+      ul.first[units + count - 1] = j;
+    }
+    units += gpu::shfl_i32(count, gpu::logical_warp - 1);
+  }
+  if (lane == 0) {
+    ul.first[units] = n;
+    ul.n_units = units;
+  }
+  gpu::sync_warp();
+}
+
 /// build_units by every thread of a CTA (ul in shared memory), the same unit_list: the ids are read
 /// in parallel, and the stable insertion sort by expert becomes ranks — pair t = i · n_used + k
 /// lands at the count of valid pairs s before it in (expert, s) order, which is where the
 /// insertion sort puts it. One thread's serial walk issued its id loads one after another, a
-/// memory latency each, in every CTA. Ends with a barrier; every thread of the CTA calls it.
+/// memory latency each, in every CTA. The first warp counts the valid pairs and scans the units
+/// (scan_units_warp). Ends with the first warp's sync_warp and no barrier: the caller's barrier
+/// (after whatever else the first warp builds from the list) publishes it to the CTA.
 template <class Steps, int R>
 ORDO_DEVICE inline void build_units_cta(const problem& p, unit_list<R>& ul) {
   const int n_all = p.rows * p.n_used;  // <= R · max_used = unit_list<R>::max_pairs (fits)
@@ -133,13 +162,17 @@ ORDO_DEVICE inline void build_units_cta(const problem& p, unit_list<R>& ul) {
     ul.pair_expert[rank] = e;
     ul.pair[rank] = (t / p.n_used) * slots_per_row + t % p.n_used;
   }
+  const int lane = int(threadIdx.x) % gpu::logical_warp;
+  const bool first_warp = int(threadIdx.x) < gpu::logical_warp;
   int n = 0;
-  if (threadIdx.x == 0)
+  if (first_warp)
 #pragma unroll 1
-    for (int s = 0; s < n_all; ++s) n += raw[s] >= 0 ? 1 : 0;
-  __syncthreads();  // every rank is placed and thread 0 has counted before the scan overwrites raw
-  if (threadIdx.x == 0) scan_units(ul, n);
-  __syncthreads();
+    for (int s0 = 0; s0 < n_all; s0 += gpu::logical_warp) {
+      const int valid = s0 + lane < n_all && raw[s0 + lane] >= 0 ? 1 : 0;
+      n += gpu::shfl_i32(gpu::inclusive_sum_i32(valid, lane), gpu::logical_warp - 1);
+    }
+  __syncthreads();  // every rank is placed and the first warp has counted before the scan overwrites raw
+  if (first_warp) scan_units_warp(ul, n, lane);
 }
 #endif
 

@@ -423,6 +423,7 @@ struct kernel {
     } else {
       auto& ul = *reinterpret_cast<unit_list<R>*>(shared);
       build_units_cta<Steps, R>(p, ul);
+      __syncthreads();  // the first warp's unit list to every thread
       if constexpr (P == phase::down)
         down_rows_device(p, ul, shared, stage_mem);
       else

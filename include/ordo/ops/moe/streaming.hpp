@@ -49,6 +49,7 @@
 #include "ordo/gpu/device_api.hpp"
 #include "ordo/gpu/resident_grid.hpp"
 #include "ordo/gpu/intrinsics.hpp"
+#include "ordo/gpu/warp_scan.hpp"
 #include "ordo/ops/qmv/window_ring.hpp"
 #include "ordo/ops/qmv/halving_butterfly.hpp"
 #endif
@@ -196,6 +197,14 @@ struct config {
     if constexpr (requires { Policy::moe_streaming_granular; }) return bool(Policy::moe_streaming_granular);
     else return R <= 2;
   }();
+  /// The activation rows by which a pass of W pairs picks its int8-block decoder
+  /// (qmv::int8_decoder_at: the split-sign MXFP4 decoder up to 2): W, so the routed passes of 1-2
+  /// pairs at tiers 3 and up take the split decoder too (ncu, session 20: the mxfp4 down at 5 rows
+  /// decoded its 1-2-pair passes with the full one). moe_decoder_by_tier: the tier R (the choice
+  /// until session 21; bench/moe --variants times both). Either decoder's integer is the block's
+  /// exact dot, so no bit changes.
+  template <int W>
+  static constexpr int decoder_rows = requires { Policy::moe_decoder_by_tier; } ? R : W;
   /// Whether window_terms walks RW rows of F outermost against passes of W pairs (moe_rows_outer:
   /// 1 yes, 0 no; by default, or negative, where that holds fewer registers).
   template <class F, int RW, int W = R>
@@ -206,7 +215,7 @@ struct config {
     }();
     if constexpr (!int8_blocks<F>) return false;
     else if constexpr (choice >= 0) return choice > 0;
-    else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, R>, RW, W>;
+    else return rows_outer_holds_fewer<qmv::int8_decoder_at<F, decoder_rows<W>>, RW, W>;
   }();
   /// Rows of a chunk format's window that walk together against passes of W pairs (moe_chunk_rows,
   /// capped at the window's RW rows and dividing them; 0: the default;
@@ -264,7 +273,8 @@ struct config {
     if constexpr (requires { Policy::moe_iq2_tables; }) return int(Policy::moe_iq2_tables);
     else return 1;
   }();
-  /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act):
+  /// The most shared memory a down CTA spends on staged mid_act rows (stage_mid_act; chunk
+  /// formats: copied ones, copy_mid_act):
   /// moe_mid_act_budget (bytes). 64 KB stages tiers 1-4 at DS4's dims with two CTAs an SM, 160 KB
   /// tiers 3-8 in narrow16's one CTA (269.9 µs a step at 6 rows against 306.1 with 64 KB). down at
   /// one and two rows (staged) ran at 1.75 and 1.68 TB/s of weights, at three (from global memory)
@@ -308,6 +318,8 @@ struct pass_table {
 template <int R, int PR>
 ORDO_HD ORDO_FORCEINLINE constexpr int pass_pairs(int u) { return u == 0 ? R : PR; }
 
+/// The pass table of a unit list (the host's form: the reference fill_pass_table_warp equals,
+/// tests/unit/ops/moe/streaming_test).
 template <int R, int PR>
 ORDO_HD inline void fill_pass_table(const problem& p, const unit_list<R>& ul, pass_table<R>& t) {
   t.units = ul.n_units + 1;
@@ -379,6 +391,23 @@ ORDO_HD inline bool stage_mid_act(const problem& p, std::size_t budget) {
     return staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems) <= budget;
   else return false;
 }
+/// Bytes of p's mid_act rows, every row's n_used + 1 slots (they lie contiguous).
+ORDO_HD inline std::size_t mid_act_copy_bytes(const problem& p) {
+  return std::size_t(p.rows) * std::size_t(p.n_used + 1) * p.mid_act_row_bytes;
+}
+/// Whether the down pass copies p's mid_act rows as they lie into shared memory (once per CTA;
+/// chunk formats, whose windows read each activation block where it lies: the routed passes then
+/// read the copy), where they fit `budget` bytes (config::mid_act_budget: tiers 1-4 at DS4's dims
+/// in the q2 layout) and lie in 16-byte granules. In place of global loads at every chunk step
+/// (L1 or L2 hits, a latency each). int8-block formats stage instead (stage_mid_act).
+template <class D>
+ORDO_HD inline bool copy_mid_act(const problem& p, std::size_t budget) {
+  if constexpr (int8_blocks<D>) return false;
+  else {
+    const std::size_t bytes = mid_act_copy_bytes(p);
+    return bytes <= budget && bytes % 16 == 0 && (reinterpret_cast<std::uintptr_t>(p.mid_act) & 15) == 0;
+  }
+}
 template <class GU, class S>
 ORDO_HD inline bool stage_shared_apart(const problem& p) {
   return !int8_blocks<GU> || shared_arrangement_differs<GU, S> || p.x_shared != p.x_routed ||
@@ -398,10 +427,58 @@ ORDO_HD inline std::size_t gate_up_act_bytes(const problem& p) {
   return acts;
 }
 
+/// Shared memory of the streamed passes of layout L at tier R under Policy (gate_up's depends on
+/// p's x rows).
+template <class L, int R, class Policy>
+inline std::size_t gate_up_smem(const problem& p) {
+  using GU = typename L::gate_up;
+  using S = typename L::shared;
+  using cfg = config<Policy, L, R>;
+  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> +
+         gate_up_act_bytes<L, R>(p) + tables_bytes<window_tables<GU, cfg::iq2_tables>>;
+}
+template <class L, int R, class Policy>
+inline std::size_t down_smem(const problem& p) {
+  using cfg = config<Policy, L, R>;
+  using D = typename L::down;
+  using S = typename L::shared;
+  std::size_t mid = 0;
+  if constexpr (int8_blocks<D>) {
+    if (stage_mid_act<D, S, R>(p, cfg::mid_act_budget)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
+  } else if (copy_mid_act<D>(p, cfg::mid_act_budget)) {
+    mid = mid_act_copy_bytes(p);
+  }
+  return cta_head_bytes<R, cfg::down_warps, cfg::down_stages> +
+         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
+         down_partial_bytes<R, cfg::down_warps, cfg::down_rows> + mid;
+}
+
 #if defined(ORDO_GPU_CUDA)
 extern __shared__ uint4 ordo_moe_streaming_smem[];
 
 #if defined(ORDO_DEVICE_PASS)
+/// fill_pass_table by one warp (its lanes 0..31; the unit list complete for them): each unit's
+/// pass count, then an inclusive sum over the units, 32 at a time, in place of thread 0's walk (a
+/// shared-memory latency and a division a unit while the CTA waited). Ends with gpu::sync_warp.
+template <int R, int PR>
+ORDO_DEVICE inline void fill_pass_table_warp(const problem& p, const unit_list<R>& ul, pass_table<R>& t, int lane) {
+  const int units = ul.n_units + 1;
+  int total = 0;
+#pragma unroll 1
+  for (int u0 = 0; u0 < units; u0 += gpu::logical_warp) {
+    const int u = u0 + lane;
+    const int passes = u < units ? (unit_pair_count(ul, p, u) + pass_pairs<R, PR>(u) - 1) / pass_pairs<R, PR>(u) : 0;
+    const int sum = gpu::inclusive_sum_i32(passes, lane);
+    if (u < units) t.first[u + 1] = total + sum;
+    total += gpu::shfl_i32(sum, gpu::logical_warp - 1);
+  }
+  if (lane == 0) {
+    t.first[0] = 0;
+    t.units = units;
+  }
+  gpu::sync_warp();
+}
+
 /// A streamed pass's shared memory: the unit list and the pass table (built by every thread of the
 /// CTA in build, which ends with a barrier), the warps' ring barriers (Stages each), then the
 /// warps' rings of RingBytes each, then what the pass keeps after them (staged x, or the partials).
@@ -422,8 +499,8 @@ struct cta_memory {
   /// thread of the CTA; ends with a barrier).
   template <int PR>
   ORDO_DEVICE void build(const problem& p) const {
-    build_units_cta<steps, R>(p, ul);  // ends with a barrier
-    if (threadIdx.x == 0) fill_pass_table<R, PR>(p, ul, table);
+    build_units_cta<steps, R>(p, ul);  // the first warp ends with the list
+    if (int(threadIdx.x) < gpu::logical_warp) fill_pass_table_warp<R, PR>(p, ul, table, int(threadIdx.x));
     __syncthreads();
   }
   ORDO_DEVICE std::byte* ring(int warp) const { return rings + std::size_t(warp) * RingBytes; }
@@ -452,15 +529,14 @@ struct issued_windows {
 template <int R>
 struct staged_rows {
   static constexpr bool arranged = true;
-  const uint4* qs;
+  qmv::staged_q8_32_codes codes;
   const float* d;
   int nb;
   int row_of[R];
   ORDO_DEVICE ORDO_FORCEINLINE void load(int jj, int b, std::uint32_t (&xq)[8], float& xd) const {
     const int at = row_of[jj] * nb + b;
-    const uint4 x0 = qs[at * 2], x1 = qs[at * 2 + 1];
+    codes.load(at, xq);
     xd = d[at];
-    xq[0] = x0.x, xq[1] = x0.y, xq[2] = x0.z, xq[3] = x0.w, xq[4] = x1.x, xq[5] = x1.y, xq[6] = x1.z, xq[7] = x1.w;
   }
 };
 
@@ -504,9 +580,10 @@ ORDO_DEVICE ORDO_FORCEINLINE void on_prefix(float (&acc)[M], Fn&& f) {
 /// each block's one-row term added to acc[rr · R + jj] by the block's ls32 owner lane, the slot's
 /// 32-block windows in ascending order. Granular: every offset is 0 (the ring's bulk copies land
 /// whole 16-byte granules at the slot's start), so a lane's block sits at the same place in every
-/// row and the address work of one row serves all. Tier: the kernel's, which picks an int8-block
-/// format's decoder (the arrangement its x is staged in), where R is the pass's pairs.
-template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, int Tier, class Src,
+/// row and the address work of one row serves all. DecoderRows: the rows that pick an int8-block
+/// format's decoder (config::decoder_rows; every decoder of F takes x in int8_decoder<F>'s
+/// arrangement, the one it is staged in).
+template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, int DecoderRows, class Src,
           class Tables>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R], const Tables& tables) {
@@ -515,7 +592,9 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
     // A lane decodes its block of each row once and dots it against every pair's activation
     // words in the decoder's arrangement (F::dot_scale, statement for statement; a lane past the
     // row's last block adds nothing).
-    using D = qmv::int8_decoder_at<F, Tier>;
+    using D = qmv::int8_decoder_at<F, DecoderRows>;
+    static_assert(std::is_base_of_v<qmv::int8_decoder<F>, D> || std::is_same_v<qmv::int8_decoder<F>, D>,
+                  "D takes x as int8_decoder<F> arranges it (how it is staged)");
     // the slot's windows unrolled at tiers 1-2 only (above, the copies' registers cost an SM a
     // CTA) and in the Granular statement only: the other one serves the cp.async fallback, whose
     // windows are not in granules (test shapes, never DS4's), and as a loop it is 5-6 KB less code
@@ -758,17 +837,17 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
       constexpr bool G = decltype(granular)::value;
       on_prefix<RW * W>(acc, [&](float (&a)[RW * W]) {
         if constexpr (int8_blocks<F>) {
-          staged_rows<W> src{qs, d, nb, {}};
+          staged_rows<W> src{{qs, p.rows, nb}, d, nb, {}};  // p.rows rows staged
 #pragma unroll
           for (int jj = 0; jj < W; ++jj) src.row_of[jj] = row_of[jj];
           window_terms<F, RW, W, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW, W>, cfg::chunk_step_unroll,
-                       cfg::template chunk_rows<RW, W>, R>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
+                       cfg::template chunk_rows<RW, W>, cfg::template decoder_rows<W>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
         } else {
           global_rows<typename F::activation, W> src;
 #pragma unroll
           for (int jj = 0; jj < W; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
           window_terms<F, RW, W, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW, W>, cfg::chunk_step_unroll,
-                       cfg::template chunk_rows<RW, W>, R>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
+                       cfg::template chunk_rows<RW, W>, cfg::template decoder_rows<W>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
         }
       });
     };
@@ -828,10 +907,11 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   const auto& table = mem.table;
   const qmv::window_ring<stages, RW, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
   ring.init(lane);
-  // this warp's partials: [RW][R][slots_per_row]; then, where staged, the pairs' mid_act rows
+  // this warp's partials: [RW][R][slots_per_row]; then, where staged or copied, the pairs' mid_act rows
   auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(warp) * RW;
   std::byte* mid = mem.after_rings + down_partial_bytes<R, warps, RW>;
   const bool staged = stage_mid_act<D, S, R>(p, cfg::mid_act_budget);
+  const bool copied = copy_mid_act<D>(p, cfg::mid_act_budget);  // the other case: never both
   const int nb_mid = p.n_ff / D::dot_elems;
   auto* mid_qs = reinterpret_cast<uint4*>(mid);
   auto* mid_d = reinterpret_cast<float*>(mid + std::size_t(p.rows) * (p.n_used + 1) * nb_mid * 32);
@@ -909,6 +989,9 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           [&](int s) { return s % slots == p.n_used; });
       __syncthreads();
     }
+  } else if (copied) {
+    qmv::copy_granules_cta(reinterpret_cast<uint4*>(mid), reinterpret_cast<const uint4*>(p.mid_act), mid_act_copy_bytes(p));
+    __syncthreads();
   }
 
   // A pass of W pairs (the shared expert's: R; a routed unit's: PR) uses acc's first RW · W
@@ -948,18 +1031,21 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
       on_prefix<RW * W>(acc, [&](float (&a)[RW * W]) {
         if constexpr (int8_blocks<D> && int8_blocks<S>) {
           if (staged) {
-            staged_rows<W> src{mid_qs, mid_d, nb_mid, {}};
+            staged_rows<W> src{{mid_qs, p.rows * (p.n_used + 1), nb_mid}, mid_d, nb_mid, {}};
 #pragma unroll
             for (int jj = 0; jj < W; ++jj) src.row_of[jj] = slot[jj];
-            window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, R>(
+            window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>>(
                 stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
             return;
           }
         }
+        // a chunk format's rows from the copy where there is one (int8-block readers load through
+        // the read-only cache, global memory only)
+        const std::byte* mid_rows = !int8_blocks<F> && copied ? mid : p.mid_act;
         global_rows<typename F::activation, W> src;
 #pragma unroll
-        for (int jj = 0; jj < W; ++jj) src.row[jj] = p.mid_act + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-        window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, R>(
+        for (int jj = 0; jj < W; ++jj) src.row[jj] = mid_rows + std::size_t(slot[jj]) * p.mid_act_row_bytes;
+        window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>>(
             stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
       });
     };
@@ -1017,29 +1103,6 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 #else
   (void)p;
 #endif
-}
-
-/// Shared memory of the streamed passes of layout L at tier R under Policy (gate_up's depends on
-/// p's x rows).
-template <class L, int R, class Policy>
-inline std::size_t gate_up_smem(const problem& p) {
-  using GU = typename L::gate_up;
-  using S = typename L::shared;
-  using cfg = config<Policy, L, R>;
-  return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> +
-         gate_up_act_bytes<L, R>(p) + tables_bytes<window_tables<GU, cfg::iq2_tables>>;
-}
-template <class L, int R, class Policy>
-inline std::size_t down_smem(const problem& p) {
-  using cfg = config<Policy, L, R>;
-  using D = typename L::down;
-  using S = typename L::shared;
-  std::size_t mid = 0;
-  if constexpr (int8_blocks<D>)
-    if (stage_mid_act<D, S, R>(p, cfg::mid_act_budget)) mid = staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems);
-  return cta_head_bytes<R, cfg::down_warps, cfg::down_stages> +
-         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
-         down_partial_bytes<R, cfg::down_warps, cfg::down_rows> + mid;
 }
 
 /// Whether the streamed passes can read p: every weight tensor 16-byte aligned with rows (and

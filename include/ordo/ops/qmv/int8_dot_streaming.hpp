@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
                                              reinterpret_cast<std::uint64_t*>(smem + barriers_offset<D, R, Policy>(nb)) + warp * S,
                                              cfg::bulk && windows_in_granules<D>(p)};
   ring.init(lane);
-  auto* act_qs = reinterpret_cast<uint4*>(smem + weight_smem_bytes<D, Policy>);  // [R][nb] × 2 uint4
+  auto* act_qs = reinterpret_cast<uint4*>(smem + weight_smem_bytes<D, Policy>);  // 2 × [R][nb] uint4 (staged_q8_32_codes)
   auto* act_d = reinterpret_cast<float*>(smem + weight_smem_bytes<D, Policy> + std::size_t(R) * nb * 32);
 
   // This warp's tiles: group g = first + q·stride (q = 0, 1, ...), window j; tile t = q·windows + j.
@@ -152,6 +152,7 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
   stage_q8_32_rows<D>(p.acts, p.act_row_bytes, p.rows, R, nb, act_qs, act_d);
   __syncthreads();
 
+  const staged_q8_32_codes act_codes(act_qs, R, nb);
   float acc[RW * R];
   for (int t = 0; t < tiles; ++t) {
     const int g = first + (t / windows) * stride, j = t % windows;
@@ -182,9 +183,9 @@ __global__ void __launch_bounds__(config<Policy, D>::warps * 32) kernel(problem 
 
 #pragma unroll
     for (int i = 0; i < R; ++i) {
-      const uint4 x0 = act_qs[(i * nb + bx) * 2], x1 = act_qs[(i * nb + bx) * 2 + 1];
+      std::uint32_t xq[8];
+      act_codes.load(i * nb + bx, xq);
       const float xd = act_d[i * nb + bx];
-      const std::uint32_t xq[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
 #pragma unroll
       for (int rr = 0; rr < RW; ++rr) {
         const std::int32_t isum = D::dot(wq[rr], xq);

@@ -3,12 +3,14 @@
 // and lose two thirds of its speed, as the q2 layout did in session 18's first build when the
 // chunk-decoder detection stopped matching — and the pass table when a routed unit's passes take
 // fewer pairs than the tier (config::routed_pairs): the shared expert keeps one pass of every row,
-// a routed unit takes ceil(pairs / PR) passes; and the preset's rule for PR, shapes and tables.
+// a routed unit takes ceil(pairs / PR) passes; the preset's rule for PR, shapes and tables; the
+// MXFP4 decoder a pass picks by its pairs; and when the down pass copies mid_act to shared memory.
 #include "ordo/ops/moe/streaming.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/ops/moe/layout.hpp"
@@ -92,6 +94,58 @@ TEST(moe_streaming, preset_shapes_and_tables) {
   EXPECT_TRUE((streaming::config<plain, mxfp4_layout, 5>::narrow16));
   // the IQ2_XXS grid is copied to shared memory by default
   EXPECT_EQ((streaming::config<plain, q2_layout, 1>::iq2_tables), 1);
+}
+
+struct decoder_by_tier_policy : ordo::tune::defaults::qmv::policy {
+  static constexpr bool moe_decoder_by_tier = true;
+};
+TEST(moe_streaming, a_pass_picks_its_mxfp4_decoder_by_its_pairs) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  using cfg5 = streaming::config<plain, mxfp4_layout, 5>;
+  // tier 5's routed passes of 2 pairs take the split-sign decoder, its shared pass of 5 the full one
+  EXPECT_EQ(cfg5::decoder_rows<2>, 2);
+  EXPECT_EQ(cfg5::decoder_rows<5>, 5);
+  EXPECT_TRUE((std::is_same_v<ordo::ops::qmv::int8_decoder_at<quant::mxfp4, cfg5::decoder_rows<2>>,
+                              ordo::ops::qmv::mxfp4_split_decoder>));
+  EXPECT_TRUE((std::is_same_v<ordo::ops::qmv::int8_decoder_at<quant::mxfp4, cfg5::decoder_rows<5>>,
+                              ordo::ops::qmv::mxfp4_decoder>));
+  // moe_decoder_by_tier: every pass by the tier (the choice before session 21)
+  EXPECT_EQ((streaming::config<decoder_by_tier_policy, mxfp4_layout, 5>::decoder_rows<2>), 5);
+  EXPECT_EQ((streaming::config<decoder_by_tier_policy, mxfp4_layout, 2>::decoder_rows<1>), 2);
+}
+
+/// DS4's down problem shape at `rows` rows in layout L (mid_act at a 16-byte aligned stand-in
+/// address: only its alignment is read).
+template <class L>
+problem ds4_down_shape(int rows, std::uintptr_t mid_act_address) {
+  problem p{};
+  p.rows = rows, p.n_used = 6, p.n_embd = 4096, p.n_ff = 2048, p.n_expert = 256;
+  p.mid_act_row_bytes = mid_act_row_bytes<L>(p.n_ff);
+  p.mid_act = reinterpret_cast<std::byte*>(mid_act_address);
+  return p;
+}
+template <int R>
+std::size_t q2_down_smem(const problem& p) {
+  return streaming::down_smem<q2_layout, R, ordo::tune::defaults::qmv::policy>(p);
+}
+
+TEST(moe_streaming, the_q2_down_pass_copies_mid_act_where_it_fits) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  constexpr std::size_t budget = streaming::config<plain, q2_layout, 1>::mid_act_budget;
+  // DS4's rows: 7 slots of 2336 bytes (q8_K) a row; 64 KB holds tiers 1-4
+  EXPECT_EQ(streaming::mid_act_copy_bytes(ds4_down_shape<q2_layout>(1, 0x1000)), 7u * 2336u);
+  EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(1, 0x1000), budget));
+  EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(4, 0x1000), budget));
+  EXPECT_FALSE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(5, 0x1000), budget));
+  // not where mid_act is off a 16-byte granule, nor for int8-block formats (they stage instead)
+  EXPECT_FALSE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(1, 0x1004), budget));
+  EXPECT_FALSE(streaming::copy_mid_act<quant::mxfp4>(ds4_down_shape<mxfp4_layout>(1, 0x1000), budget));
+  // the copy is in the down pass's shared memory, which still leaves two CTAs an SM (228 KB, 1 KB
+  // of it reserved a CTA, on sm_90) where the narrow shape wants them
+  static_assert(streaming::config<plain, q2_layout, 4>::down_min_ctas == 2);
+  const problem p1 = ds4_down_shape<q2_layout>(1, 0x1000), p4 = ds4_down_shape<q2_layout>(4, 0x1000);
+  EXPECT_EQ(q2_down_smem<1>(p1) - q2_down_smem<1>(ds4_down_shape<q2_layout>(1, 0x1004)), streaming::mid_act_copy_bytes(p1));
+  EXPECT_LE(q2_down_smem<4>(p4), std::size_t(113) * 1024);
 }
 
 }  // namespace

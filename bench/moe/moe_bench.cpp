@@ -111,7 +111,7 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// Session 21's lists: mxfp4 with the decoder picked by the tier (before session 21) and with
 /// routed passes of 2 pairs at every tier; q2 with mid_act read from global memory in down (before
 /// session 21) and with the grid in global memory. The rule takes 1 pair at 3 since session 20, 2 at
-/// 5-6 and 16, 4 at 7-8. Earlier lists and what they measured are in
+/// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
 /// docs/PERFORMANCE.md (session 19: mxfp4 passes of 1 pair at every tier; session 18: the IQ2_XXS
 /// tables copied, passes of 1, 2 and 4 pairs, the
 /// narrow shape with passes of one pair; session 17: a chunk window's rows one at a time; session

@@ -245,19 +245,22 @@ struct config {
   /// built for this many pairs, not R: where the rows' experts are mostly distinct (a unit has a
   /// pair or two at DS4's 6 of 256), tier R's accumulators, sums and live tests cost every pass
   /// without serving it. Each pair's terms are its own whatever pass it is in (E1), so no bit
-  /// changes. By default: chunk layouts 1; packed layouts 1 at tier 3, 2 at 5-6 and 16, 4 at 7-8,
+  /// changes. By default: chunk layouts 1; packed layouts 1 at tier 3, 2 at 4-6 and 16, 4 at 7-8,
   /// else R; other layouts R. bench/moe variants, session 18 (H100, µs a step at tiers 2/4/6/8/16): q2
   /// with R pairs a pass 138.3/245.9/431.9/720.8/2431.5, with 1 pair 112.7/192.5/280.3/508.6/1090.3;
   /// mxfp4 with R 97.9/177.0/269.2/377.4/1024.3, with 2 98.0/175.6/255.8/421.8/973.8, with 4
   /// 98.7/177.1/263.3/350.8/1014.5. Gated as the preset in session 19 (moe properties and GPU
   /// tests on the device). Tier 3's 1: session 19 call 2 (H100) 141.1 µs against 144.2 with 3,
-  /// session 20 call 1 (H200) 137.8 against 141.2, with the moe properties on the device.
+  /// session 20 call 1 (H200) 137.8 against 141.2, with the moe properties on the device. Tier
+  /// 4's 2: session 21 call 1 (H100), once passes of 1-2 pairs took the split MXFP4 decoder
+  /// (decoder_rows), 154.0 µs against 169.9 with 4 (and 2 at 3: 128.5 against 122.6 with 1; at
+  /// 7-8: 307.5/343.6 against 288.3/321.6 with 4).
   static constexpr int routed_pairs = [] {
     constexpr int want = [] {
       if constexpr (requires { Policy::moe_routed_pass_pairs; })
         if (Policy::moe_routed_pass_pairs > 0) return int(Policy::moe_routed_pass_pairs);
       if constexpr (chunk_layout) return 1;
-      else if constexpr (packed) return R >= 16 ? 2 : R >= 7 ? 4 : R >= 5 ? 2 : R == 3 ? 1 : R;
+      else if constexpr (packed) return R >= 16 ? 2 : R >= 7 ? 4 : R >= 4 ? 2 : R == 3 ? 1 : R;
       else return R;
     }();
     return want < R ? want : R;

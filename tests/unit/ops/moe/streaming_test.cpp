@@ -62,13 +62,14 @@ struct routed_pairs_policy : ordo::tune::defaults::qmv::policy {
 };
 TEST(moe_streaming, routed_pairs_rule_and_caps) {
   using plain = ordo::tune::defaults::qmv::policy;
-  // the rule (sessions 18-20): chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 1 at 3, 2 at
-  // 5-6 and 16, 4 at 7-8, else the tier; other layouts the tier
+  // the rule (sessions 18-21): chunk layouts 1; packed layouts (MXFP4 beside Q8_0) 1 at 3, 2 at
+  // 4-6 and 16, 4 at 7-8, else the tier; other layouts the tier
   EXPECT_EQ((streaming::config<plain, q2_layout, 1>::routed_pairs), 1);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 2>::routed_pairs), 2);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 3>::routed_pairs), 1);
   EXPECT_EQ((streaming::config<plain, q2_layout, 8>::routed_pairs), 1);
-  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 4>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 4>::routed_pairs), 2);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 7>::routed_pairs), 4);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 5>::routed_pairs), 2);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 6>::routed_pairs), 2);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 8>::routed_pairs), 4);
@@ -79,7 +80,7 @@ TEST(moe_streaming, routed_pairs_rule_and_caps) {
   EXPECT_EQ((streaming::config<routed_pairs_policy<16>, q2_layout, 8>::routed_pairs), 8);
   EXPECT_EQ((streaming::config<routed_pairs_policy<2>, mxfp4_layout, 1>::routed_pairs), 1);
   EXPECT_EQ((streaming::config<routed_pairs_policy<0>, q2_layout, 4>::routed_pairs), 1);
-  EXPECT_EQ((streaming::config<routed_pairs_policy<0>, mxfp4_layout, 4>::routed_pairs), 4);
+  EXPECT_EQ((streaming::config<routed_pairs_policy<0>, mxfp4_layout, 4>::routed_pairs), 2);
 }
 
 TEST(moe_streaming, preset_shapes_and_tables) {

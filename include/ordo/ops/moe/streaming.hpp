@@ -287,6 +287,13 @@ struct config {
     if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
     else return std::size_t(narrow16 ? 160 : 64) * 1024;
   }();
+  /// The most shared memory a gate_up CTA spends on a copy of the routed x rows (copy_x_routed;
+  /// chunk formats): moe_x_copy_budget (bytes). 20 KB copies tiers 1-4 at DS4's dims (4672 bytes
+  /// of q8_K a row), where two CTAs an SM still fit.
+  static constexpr std::size_t x_copy_budget = [] {
+    if constexpr (requires { Policy::moe_x_copy_budget; }) return std::size_t(Policy::moe_x_copy_budget);
+    else return std::size_t(20) * 1024;
+  }();
   /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
   static constexpr bool bulk = [] {
     if constexpr (requires { Policy::moe_streaming_bulk; }) return bool(Policy::moe_streaming_bulk);
@@ -411,6 +418,20 @@ ORDO_HD inline bool copy_mid_act(const problem& p, std::size_t budget) {
     return bytes <= budget && bytes % 16 == 0 && (reinterpret_cast<std::uintptr_t>(p.mid_act) & 15) == 0;
   }
 }
+/// Whether gate_up copies p's routed x rows as they lie into shared memory (once per CTA; chunk
+/// formats, which read each activation block where it lies: the routed passes then read the copy),
+/// where they fit `budget` bytes (config::x_copy_budget) and lie in 16-byte granules: the q2
+/// layout's routed passes loaded each chunk's 32 activation bytes from global memory as 8 words
+/// at a 32-byte stride between lanes (ncu, session 21: 87% of those loads' sectors excessive, and
+/// 12% of the pass's stall samples waiting on them).
+template <class GU>
+ORDO_HD inline bool copy_x_routed(const problem& p, std::size_t budget) {
+  if constexpr (int8_blocks<GU>) return false;  // staged instead
+  else {
+    const std::size_t bytes = std::size_t(p.rows) * p.x_routed_row_bytes;
+    return bytes <= budget && bytes % 16 == 0 && (reinterpret_cast<std::uintptr_t>(p.x_routed) & 15) == 0;
+  }
+}
 template <class GU, class S>
 ORDO_HD inline bool stage_shared_apart(const problem& p) {
   return !int8_blocks<GU> || shared_arrangement_differs<GU, S> || p.x_shared != p.x_routed ||
@@ -437,8 +458,9 @@ inline std::size_t gate_up_smem(const problem& p) {
   using GU = typename L::gate_up;
   using S = typename L::shared;
   using cfg = config<Policy, L, R>;
+  const std::size_t x_copy = copy_x_routed<GU>(p, cfg::x_copy_budget) ? std::size_t(p.rows) * p.x_routed_row_bytes : 0;
   return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> +
-         gate_up_act_bytes<L, R>(p) + tables_bytes<window_tables<GU, cfg::iq2_tables>>;
+         gate_up_act_bytes<L, R>(p) + tables_bytes<window_tables<GU, cfg::iq2_tables>> + x_copy;
 }
 template <class L, int R, class Policy>
 inline std::size_t down_smem(const problem& p) {
@@ -808,6 +830,13 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
   if constexpr (qmv::is_iq2_copied<tables_t>)
     tables = qmv::fill_iq2_tables<tables_t::sign_table>(reinterpret_cast<std::uint64_t*>(acts + gate_up_act_bytes<L, R>(p)),
                                                         int(threadIdx.x), warps * 32);
+  // the routed x rows copied where config::x_copy_budget asks (after the tables)
+  const bool x_copied = copy_x_routed<GU>(p, cfg::x_copy_budget);
+  std::byte* x_copy = acts + gate_up_act_bytes<L, R>(p) + tables_bytes<tables_t>;
+  if (x_copied)
+    qmv::copy_granules_cta(reinterpret_cast<uint4*>(x_copy), reinterpret_cast<const uint4*>(p.x_routed),
+                           std::size_t(p.rows) * p.x_routed_row_bytes);
+  const std::byte* x_routed = x_copied ? x_copy : p.x_routed;
   __syncthreads();
 
   // A pass of W pairs (the shared expert's: R; a routed unit's: PR) uses acc's first RW · W
@@ -857,7 +886,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
     auto unit_terms = [&](auto granular) {
       if (cur.u == 0)
         terms(std::integral_constant<int, R>{}, granular, S{}, p.x_shared, p.x_shared_row_bytes, xs_qs, xs_d, nb_s, qmv::format_tables{});
-      else terms(std::integral_constant<int, PR>{}, granular, GU{}, p.x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g, tables);
+      else terms(std::integral_constant<int, PR>{}, granular, GU{}, x_routed, p.x_routed_row_bytes, xr_qs, xr_d, nb_g, tables);
     };
     if (cfg::granular && ring.bulk) unit_terms(std::bool_constant<cfg::granular>{});
     else unit_terms(std::false_type{});

@@ -99,22 +99,32 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
       for (int i = 0; i < R; ++i)
         if (R == 1 || i < live) chunk_words(act(i, j), chunk, xw[i]);
     }
-    std::uint32_t words[NR][8];
+    if constexpr (R == 1 && has_decode_dot<dec>) {
+      // one activation row: each row's chunk decoded and dotted in one (the decoder's fused form,
+      // the same integer with fewer instructions)
 #pragma unroll
-    for (int n = 0; n < NR; ++n) {
-      // the format's own tables go unnamed: passing the empty object on took the q2 layout's
-      // streamed kernels to 128 registers and 17% more code (ptxas, session 18)
-      if constexpr (is_iq2_copied<Tables>) dec::decode(wwin[n][j], chunk, words[n], tables);
-      else dec::decode(wwin[n][j], chunk, words[n]);
-    }
-#pragma unroll
-    for (int i = 0; i < R; ++i)
-      if (R == 1 || i < live) {  // one row: always live (a walk has a row), so no test
-        const auto& x = act(i, j);
-        if constexpr (!early) chunk_words(x, chunk, xw[0]);
-#pragma unroll
-        for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
+      for (int n = 0; n < NR; ++n) {
+        if constexpr (is_iq2_copied<Tables>) s[n] = dec::decode_dot(wwin[n][j], chunk, xw[0], tables);
+        else s[n] = dec::decode_dot(wwin[n][j], chunk, xw[0]);
       }
+    } else {
+      std::uint32_t words[NR][8];
+#pragma unroll
+      for (int n = 0; n < NR; ++n) {
+        // the format's own tables go unnamed: passing the empty object on took the q2 layout's
+        // streamed kernels to 128 registers and 17% more code (ptxas, session 18)
+        if constexpr (is_iq2_copied<Tables>) dec::decode(wwin[n][j], chunk, words[n], tables);
+        else dec::decode(wwin[n][j], chunk, words[n]);
+      }
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (R == 1 || i < live) {  // one row: always live (a walk has a row), so no test
+          const auto& x = act(i, j);
+          if constexpr (!early) chunk_words(x, chunk, xw[0]);
+#pragma unroll
+          for (int n = 0; n < NR; ++n) s[n * R + i] = dec::dot(wwin[n][j], chunk, words[n], xw[early ? i : 0], x);
+        }
+    }
     // The 8 chunk lanes of block j hold its parts: exact sums inside the 8-lane group; then
     // block 4t + q's owner, lane 4t + q, takes it from group q (live rows only: `live` is uniform;
     // at one row every call has it live, and without the test the shuffles need no convergence

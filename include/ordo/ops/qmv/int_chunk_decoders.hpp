@@ -125,6 +125,40 @@ struct int_chunk_decoder<quant::iq2_xxs> {
                                               const quant::q8_k::block&) {
     return (2 * F::scale(b, ib) + 1) * detail::dot_words<8>(w, xw);
   }
+  /// dot(decode(b, ib)) against one activation row's words xw, the same integer with fewer
+  /// instructions. With m a grid row's sign masks (0xff where the weight is negative), the signed
+  /// codes' dot is (g ^ m)·x − m·x, bytes read as int8: g ^ 0xff = −g − 1 and 0xff = −1, so
+  /// Σ (g ^ m)·x = Σ_pos g·x − Σ_neg (g + 1)·x and −m·x adds Σ_neg x back. A word then takes one
+  /// xor and a second dp4a (into a sum of its own) where decode's (g ^ m) + (m & 1) took three
+  /// integer ops before its dp4a: 8 fewer a chunk (the q2 layout's routed passes, one pair each,
+  /// are bound by integer issue: ncu, session 21). Exact: every partial sum is an int32 far from
+  /// overflow (32 products of |g| <= 43 or 1 and |x| <= 128).
+  template <class Tables = format_tables>
+  ORDO_HD ORDO_FORCEINLINE static int_sum decode_dot(const F::block& b, int ib, const std::uint32_t (&xw)[8],
+                                                     const Tables& tables = {}) {
+    const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
+    std::int32_t flipped = 0, negatives = 0;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      const std::uint32_t index = gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l));
+      const std::uint32_t sign_bits = (a1 >> (7 * l)) & 127u;
+      std::uint64_t g;
+      std::uint32_t m0, m1;
+      if constexpr (is_iq2_copied<Tables>) g = tables.grid[index];
+      else g = quant::iq2xxs_grid_at(int(index));
+      if constexpr (Tables::sign_table) {
+        const std::uint64_t m = tables.signs[sign_bits];
+        m0 = std::uint32_t(m), m1 = std::uint32_t(m >> 32);
+      } else {
+        detail::iq2_sign_masks(sign_bits, m0, m1);
+      }
+      flipped = gpu::dot4_i8(std::int32_t(std::uint32_t(g) ^ m0), std::int32_t(xw[2 * l]), flipped);
+      flipped = gpu::dot4_i8(std::int32_t(std::uint32_t(g >> 32) ^ m1), std::int32_t(xw[2 * l + 1]), flipped);
+      negatives = gpu::dot4_i8(std::int32_t(m0), std::int32_t(xw[2 * l]), negatives);
+      negatives = gpu::dot4_i8(std::int32_t(m1), std::int32_t(xw[2 * l + 1]), negatives);
+    }
+    return (2 * F::scale(b, ib) + 1) * (flipped - negatives);
+  }
 };
 
 template <>
@@ -153,5 +187,10 @@ struct int_chunk_decoder<quant::q2_k> {
 /// for `decode`, silently sent the q2 layout down the generic moe passes, 3× slower and exact).
 template <class F>
 inline constexpr bool has_int_chunk_decoder = requires { typename int_chunk_decoder<F>::int_sum; };
+
+/// Whether decoder Dec has a fused decode_dot for one activation row (IQ2_XXS).
+template <class Dec>
+inline constexpr bool has_decode_dot =
+    requires(const typename Dec::F::block& b, const std::uint32_t (&xw)[8]) { Dec::decode_dot(b, 0, xw); };
 
 }  // namespace ordo::ops::qmv

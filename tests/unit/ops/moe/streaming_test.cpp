@@ -149,4 +149,30 @@ TEST(moe_streaming, the_q2_down_pass_copies_mid_act_where_it_fits) {
   EXPECT_LE(q2_down_smem<4>(p4), std::size_t(113) * 1024);
 }
 
+/// DS4's gate_up problem shape at `rows` rows in the q2 layout (x at a stand-in address, as above).
+problem ds4_q2_gate_up_shape(int rows, std::uintptr_t x_address) {
+  problem p = ds4_down_shape<q2_layout>(rows, 0x1000);
+  p.x_routed = reinterpret_cast<const std::byte*>(x_address);
+  p.x_routed_row_bytes = act_row_bytes<quant::q8_k>(p.n_embd);
+  p.x_shared = reinterpret_cast<const std::byte*>(0x8000);
+  p.x_shared_row_bytes = act_row_bytes<quant::q8_32>(p.n_embd);
+  return p;
+}
+TEST(moe_streaming, the_q2_gate_up_pass_copies_x_where_two_ctas_still_fit) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  constexpr std::size_t budget = streaming::config<plain, q2_layout, 1>::x_copy_budget;
+  // 4672 bytes of q8_K a row: tiers 1-4 are copied, 5 is not
+  EXPECT_TRUE(streaming::copy_x_routed<quant::iq2_xxs>(ds4_q2_gate_up_shape(1, 0x4000), budget));
+  EXPECT_TRUE(streaming::copy_x_routed<quant::iq2_xxs>(ds4_q2_gate_up_shape(4, 0x4000), budget));
+  EXPECT_FALSE(streaming::copy_x_routed<quant::iq2_xxs>(ds4_q2_gate_up_shape(5, 0x4000), budget));
+  EXPECT_FALSE(streaming::copy_x_routed<quant::iq2_xxs>(ds4_q2_gate_up_shape(1, 0x4008), budget));  // off a granule
+  EXPECT_FALSE(streaming::copy_x_routed<quant::mxfp4>(ds4_q2_gate_up_shape(1, 0x4000), budget));    // staged instead
+  // the copy is in gate_up's shared memory, which still leaves the two CTAs an SM it wants
+  const problem p1 = ds4_q2_gate_up_shape(1, 0x4000), p1_uncopied = ds4_q2_gate_up_shape(1, 0x4008);
+  EXPECT_EQ((streaming::gate_up_smem<q2_layout, 1, plain>(p1) - streaming::gate_up_smem<q2_layout, 1, plain>(p1_uncopied)),
+            p1.x_routed_row_bytes);
+  static_assert(streaming::config<plain, q2_layout, 4>::min_ctas == 2);
+  EXPECT_LE((streaming::gate_up_smem<q2_layout, 4, plain>(ds4_q2_gate_up_shape(4, 0x4000))), std::size_t(113) * 1024);
+}
+
 }  // namespace

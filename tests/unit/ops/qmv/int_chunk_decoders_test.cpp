@@ -16,9 +16,9 @@ namespace {
 
 using namespace ordo;
 
-/// Chunks of `blocks` random blocks whose packed integer part (decoder Dec, reading `tables`)
-/// differs from F's own.
-template <class F, class Dec = ops::qmv::int_chunk_decoder<F>, class Tables = ops::qmv::format_tables>
+/// Chunks of `blocks` random blocks whose packed integer part (decoder Dec, reading `tables`;
+/// Fused: its decode_dot, else decode then dot) differs from F's own.
+template <class F, class Dec = ops::qmv::int_chunk_decoder<F>, class Tables = ops::qmv::format_tables, bool Fused = false>
 int mismatching_chunks(int blocks, const Tables& tables = {}) {
   quant::splitmix64 rng{0x5eedu + F::ggml_type};
   // Activations with codes over the whole int8 range (−128 included) and consistent bsums.
@@ -40,7 +40,11 @@ int mismatching_chunks(int blocks, const Tables& tables = {}) {
       else Dec::decode(w, c, words);
       std::uint32_t xw[8];
       ops::qmv::chunk_words(a, c, xw);
-      const auto got = Dec::dot(w, c, words, xw, a);
+      auto got = Dec::dot(w, c, words, xw, a);
+      if constexpr (Fused) {
+        if constexpr (ops::qmv::is_iq2_copied<Tables>) got = Dec::decode_dot(w, c, xw, tables);
+        else got = Dec::decode_dot(w, c, xw);
+      }
       const auto want = F::dot_int_chunk(w, a, c);
       mismatches += std::memcmp(&got, &want, sizeof got) != 0;
     }
@@ -101,6 +105,38 @@ TEST(int_chunk_decoders, mutant_corrupted_grid_copy_is_caught) {
 TEST(int_chunk_decoders, mutant_corrupted_sign_copy_is_caught) {
   const copied_iq2_tables<true> copy(1, 256 + 5);  // the masks of stored sign byte 5
   EXPECT_GT((mismatching_chunks<quant::iq2_xxs>(4000, copy.tables)), 0);
+}
+
+/// IQ2_XXS's fused decode_dot (one activation row; the streamed moe passes of one pair and qmv's
+/// tier 1): the same integer as dot_int_chunk with the format's tables and with either copy.
+TEST(int_chunk_decoders, iq2_xxs_decode_dot_equals_dot_int_chunk) {
+  using dec = ops::qmv::int_chunk_decoder<quant::iq2_xxs>;
+  static_assert(ops::qmv::has_decode_dot<dec>);
+  static_assert(!ops::qmv::has_decode_dot<ops::qmv::int_chunk_decoder<quant::q2_k>>);
+  EXPECT_EQ((mismatching_chunks<quant::iq2_xxs, dec, ops::qmv::format_tables, true>(4000)), 0);
+  const copied_iq2_tables<false> grid(3);
+  EXPECT_EQ((mismatching_chunks<quant::iq2_xxs, dec, ops::qmv::iq2_copied_tables<false>, true>(4000, grid.tables)), 0);
+  const copied_iq2_tables<true> grid_and_signs(5);
+  EXPECT_EQ((mismatching_chunks<quant::iq2_xxs, dec, ops::qmv::iq2_copied_tables<true>, true>(4000, grid_and_signs.tables)), 0);
+}
+// Kept mutation check: the fused form without its −m·x correction (each negative weight then
+// counts −(g + 1)) must be caught.
+struct iq2_decode_dot_uncorrected : ops::qmv::int_chunk_decoder<quant::iq2_xxs> {
+  static int_sum decode_dot(const F::block& b, int ib, const std::uint32_t (&xw)[8]) {
+    const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
+    std::int32_t flipped = 0;
+    for (int l = 0; l < 4; ++l) {
+      const std::uint64_t g = quant::iq2xxs_grid_at(int((a0 >> (8 * l)) & 0xffu));
+      std::uint32_t m0 = 0, m1 = 0;
+      ops::qmv::detail::iq2_sign_masks((a1 >> (7 * l)) & 127u, m0, m1);
+      flipped = gpu::dot4_i8(std::int32_t(std::uint32_t(g) ^ m0), std::int32_t(xw[2 * l]), flipped);
+      flipped = gpu::dot4_i8(std::int32_t(std::uint32_t(g >> 32) ^ m1), std::int32_t(xw[2 * l + 1]), flipped);
+    }
+    return (2 * F::scale(b, ib) + 1) * flipped;
+  }
+};
+TEST(int_chunk_decoders, mutant_iq2_decode_dot_uncorrected_is_caught) {
+  EXPECT_GT((mismatching_chunks<quant::iq2_xxs, iq2_decode_dot_uncorrected, ops::qmv::format_tables, true>(200)), 100);
 }
 
 /// The masks that iq2_signs(s)'s eight bits spell, byte by byte (the oracle: one byte per bit).

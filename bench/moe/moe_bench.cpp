@@ -100,24 +100,34 @@ struct x_copy_knob {
 };
 template <>
 struct x_copy_knob<-1> {};
+template <int Fused>
+struct fused_knob {
+  static constexpr bool moe_fused_sign_dot = Fused != 0;
+};
+template <>
+struct fused_knob<-1> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
-/// masks), and the knobs above (ByTier; MidKB, XKB -1: the preset's budgets).
-template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1>
-struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB> {
+/// masks), and the knobs above (ByTier; MidKB, XKB -1: the preset's budgets; Fused 0/1: IQ2_XXS's
+/// fused decode_dot off or on at every tier, -1 the preset's rule).
+template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1>
+struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
+                        fused_knob<Fused> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
            (T == 0 ? ", grid in global memory" : T == 2 ? ", grid and signs in shared memory" : "") +
            (ByTier ? ", MXFP4 decoder by the tier" : "") +
            (MidKB < 0 ? "" : MidKB == 0 ? ", mid_act from global memory" : ", mid_act budget " + std::to_string(MidKB) + " KB") +
-           (XKB < 0 ? "" : XKB == 0 ? ", x from global memory" : ", x copy budget " + std::to_string(XKB) + " KB");
+           (XKB < 0 ? "" : XKB == 0 ? ", x from global memory" : ", x copy budget " + std::to_string(XKB) + " KB") +
+           (Fused < 0 ? "" : Fused ? ", IQ2_XXS decode_dot at every tier" : ", no IQ2_XXS decode_dot");
   }
 };
 /// Session 21's lists: mxfp4 with the decoder picked by the tier (before session 21) and with
-/// routed passes of 2 pairs at every tier; q2 with mid_act read from global memory in down and with
-/// x read from global memory in gate_up (both before session 21), and with the grid in global memory. The rule takes 1 pair at 3 since session 20, 2 at
+/// routed passes of 2 pairs at every tier; q2 with x read from global memory in gate_up (before
+/// session 21), and IQ2_XXS's fused decode_dot at every tier and at none (call 3 timed mid_act from
+/// global memory and the grid in global memory: PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
 /// docs/PERFORMANCE.md (session 19: mxfp4 passes of 1 pair at every tier; session 18: the IQ2_XXS
 /// tables copied, passes of 1, 2 and 4 pairs, the
@@ -127,7 +137,8 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
 using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, true>, preset_variant<2>>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 0>, preset_variant<0, 1, false, -1, 0>, preset_variant<0, 0>>;
+using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, -1, 0>, preset_variant<0, 1, false, -1, -1, 1>,
+                                         preset_variant<0, 1, false, -1, -1, 0>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

@@ -233,6 +233,17 @@ struct config {
     while (RW % n != 0) --n;
     return n;
   }();
+  /// Whether a chunk window's passes of one pair take the decoder's fused decode_dot where it has
+  /// one (IQ2_XXS: the sign masks applied as (g ^ m)·x − m·x; int_chunk_decoders.hpp):
+  /// moe_fused_sign_dot; by default at tier 1 only. bench/moe variants, session 21 call 3 (H100,
+  /// q2, µs a step at tiers 1-8 and 16): fused at every tier 63.6/105.0/144.8/175.2/227.6/269.2/
+  /// 319.1/348.2/1051.5 against 65.6/105.2/142.5/177.6/225.7/261.9/316.9/345.7/1020.3 without (x
+  /// from global memory in both at 1-4): 3.5% fewer instructions in gate_up at one row (ncu), but
+  /// slower from 5 rows. Either way the same integers, so the same bits.
+  static constexpr bool fused_sign_dot = [] {
+    if constexpr (requires { Policy::moe_fused_sign_dot; }) return bool(Policy::moe_fused_sign_dot);
+    else return R == 1;
+  }();
   /// Copies of the chunk-cooperative window's 8-step loop body (moe_chunk_step_unroll;
   /// qmv::int_chunk_cooperative::accumulate_window): by default a loop, for the kernels' code size.
   static constexpr int chunk_step_unroll = [] {
@@ -608,8 +619,8 @@ ORDO_DEVICE ORDO_FORCEINLINE void on_prefix(float (&acc)[M], Fn&& f) {
 /// row and the address work of one row serves all. DecoderRows: the rows that pick an int8-block
 /// format's decoder (config::decoder_rows; every decoder of F takes x in int8_decoder<F>'s
 /// arrangement, the one it is staged in).
-template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, int DecoderRows, class Src,
-          class Tables>
+template <class F, int RW, int R, int SB, bool Granular, bool RowsOuter, int ChunkStepUnroll, int ChunkRows, int DecoderRows,
+          bool FusedSigns, class Src, class Tables>
 ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage_row, const int (&offset)[RW], int b0, int wb,
                                                int lane, int live, const Src& src, float (&acc)[RW * R], const Tables& tables) {
   if constexpr (int8_blocks<F>) {
@@ -689,7 +700,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void window_terms(const std::byte* stage, int stage
 #pragma unroll
         for (int jj = 0; jj < R; ++jj) a[n * R + jj] = acc[(r0 + n) * R + jj];
       }
-      qmv::int_chunk_cooperative::accumulate_window_rows<F, ChunkRows, R, ChunkStepUnroll>(
+      qmv::int_chunk_cooperative::accumulate_window_rows<F, ChunkRows, R, ChunkStepUnroll, FusedSigns>(
           rows, wb, live, [&](int jj, int jb) -> const auto& { return src.block(jj, b0 + jb); }, lane, a, tables);
 #pragma unroll
       for (int k = 0; k < ChunkRows * R; ++k) acc[r0 * R + k] = a[k];
@@ -873,13 +884,13 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
 #pragma unroll
           for (int jj = 0; jj < W; ++jj) src.row_of[jj] = row_of[jj];
           window_terms<F, RW, W, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW, W>, cfg::chunk_step_unroll,
-                       cfg::template chunk_rows<RW, W>, cfg::template decoder_rows<W>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
+                       cfg::template chunk_rows<RW, W>, cfg::template decoder_rows<W>, cfg::fused_sign_dot>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
         } else {
           global_rows<typename F::activation, W> src;
 #pragma unroll
           for (int jj = 0; jj < W; ++jj) src.row[jj] = x + std::size_t(row_of[jj]) * x_row_bytes;
           window_terms<F, RW, W, slot_blocks<F, SRB>, G, cfg::template rows_outer<F, RW, W>, cfg::chunk_step_unroll,
-                       cfg::template chunk_rows<RW, W>, cfg::template decoder_rows<W>>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
+                       cfg::template chunk_rows<RW, W>, cfg::template decoder_rows<W>, cfg::fused_sign_dot>(stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, decoder_tables);
         }
       });
     };
@@ -1066,7 +1077,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
             staged_rows<W> src{{mid_qs, p.rows * (p.n_used + 1), nb_mid}, mid_d, nb_mid, {}};
 #pragma unroll
             for (int jj = 0; jj < W; ++jj) src.row_of[jj] = slot[jj];
-            window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>>(
+            window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>, cfg::fused_sign_dot>(
                 stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
             return;
           }
@@ -1077,7 +1088,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
         global_rows<typename F::activation, W> src;
 #pragma unroll
         for (int jj = 0; jj < W; ++jj) src.row[jj] = mid_rows + std::size_t(slot[jj]) * p.mid_act_row_bytes;
-        window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>>(
+        window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>, cfg::fused_sign_dot>(
             stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
       });
     };

@@ -65,8 +65,10 @@ ORDO_DEVICE ORDO_FORCEINLINE quant::scaled_min_sums from_lane(quant::scaled_min_
 /// count is uniform). Unrolled whole, the body's IQ2_XXS/Q2_K decode × R rows made the q2 layout's
 /// streamed moe kernels 111–420 KB of code (gate_up at tier 1: 264 KB, 95 KB as a loop;
 /// bench/moe/kernel_resources.sh), far past the instruction caches. Tables: where the decoder finds
-/// its tables (int_chunk_decoders.hpp: the format's own, or copies the caller filled).
-template <class F, int NR, int R, int StepUnroll = 1, class Act, class Tables = format_tables>
+/// its tables (int_chunk_decoders.hpp: the format's own, or copies the caller filled). FusedSigns:
+/// at one activation row, a decoder's decode_dot where it has one (IQ2_XXS), else decode then dot;
+/// the same integers either way.
+template <class F, int NR, int R, int StepUnroll = 1, bool FusedSigns = true, class Act, class Tables = format_tables>
 ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block* const (&wwin)[NR], int wb, int live,
                                                          const Act& act, int lane, float (&acc)[NR * R],
                                                          const Tables& tables = {}) {
@@ -99,7 +101,7 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
       for (int i = 0; i < R; ++i)
         if (R == 1 || i < live) chunk_words(act(i, j), chunk, xw[i]);
     }
-    if constexpr (R == 1 && has_decode_dot<dec>) {
+    if constexpr (FusedSigns && R == 1 && has_decode_dot<dec>) {
       // one activation row: each row's chunk decoded and dotted in one (the decoder's fused form,
       // the same integer with fewer instructions)
 #pragma unroll

@@ -93,8 +93,10 @@ TEST(moe_streaming, preset_shapes_and_tables) {
   EXPECT_TRUE((streaming::config<plain, q8_0_layout, 8>::wide));
   EXPECT_FALSE((streaming::config<plain, q8_0_layout, 7>::wide));
   EXPECT_TRUE((streaming::config<plain, mxfp4_layout, 5>::narrow16));
-  // the IQ2_XXS grid is copied to shared memory by default
+  // the IQ2_XXS grid is copied to shared memory by default; its fused decode_dot serves tier 1
   EXPECT_EQ((streaming::config<plain, q2_layout, 1>::iq2_tables), 1);
+  EXPECT_TRUE((streaming::config<plain, q2_layout, 1>::fused_sign_dot));
+  EXPECT_FALSE((streaming::config<plain, q2_layout, 2>::fused_sign_dot));
 }
 
 struct decoder_by_tier_policy : ordo::tune::defaults::qmv::policy {

@@ -235,14 +235,15 @@ struct config {
   }();
   /// Whether a chunk window's passes of one pair take the decoder's fused decode_dot where it has
   /// one (IQ2_XXS: the sign masks applied as (g ^ m)·x − m·x; int_chunk_decoders.hpp):
-  /// moe_fused_sign_dot; by default at tier 1 only. bench/moe variants, session 21 call 3 (H100,
-  /// q2, µs a step at tiers 1-8 and 16): fused at every tier 63.6/105.0/144.8/175.2/227.6/269.2/
-  /// 319.1/348.2/1051.5 against 65.6/105.2/142.5/177.6/225.7/261.9/316.9/345.7/1020.3 without (x
-  /// from global memory in both at 1-4): 3.5% fewer instructions in gate_up at one row (ncu), but
-  /// slower from 5 rows. Either way the same integers, so the same bits.
+  /// moe_fused_sign_dot; by default at tiers 1-4. bench/moe variants, session 21 call 5 (H100, q2,
+  /// µs a step at tiers 1-8 and 16): fused at every tier 63.2/103.8/142.2/175.3/228.7/270.7/320.2/
+  /// 348.9/1052.0, at none 63.7/104.7/143.1/176.5/227.5/262.0/320.1/344.4/1043.8: 3.5% fewer
+  /// instructions in gate_up at one row (ncu, call 3), under 1% faster at 1-4, slower from 5 rows
+  /// (3% at 6: the dp4a it adds are not free where integer issue bounds the pass). Either way the
+  /// same integers, so the same bits.
   static constexpr bool fused_sign_dot = [] {
     if constexpr (requires { Policy::moe_fused_sign_dot; }) return bool(Policy::moe_fused_sign_dot);
-    else return R == 1;
+    else return R <= 4;
   }();
   /// Copies of the chunk-cooperative window's 8-step loop body (moe_chunk_step_unroll;
   /// qmv::int_chunk_cooperative::accumulate_window): by default a loop, for the kernels' code size.
@@ -300,10 +301,12 @@ struct config {
   }();
   /// The most shared memory a gate_up CTA spends on a copy of the routed x rows (copy_x_routed;
   /// chunk formats): moe_x_copy_budget (bytes). 20 KB copies tiers 1-4 at DS4's dims (4672 bytes
-  /// of q8_K a row), where two CTAs an SM still fit.
+  /// of q8_K a row), where two CTAs an SM still fit; above, 0, and the copy is not built: its code
+  /// alone took the q2 layout's step at 16 rows from 1021 to 1044-1050 µs (session 21 call 5,
+  /// H100; gate_up spills there).
   static constexpr std::size_t x_copy_budget = [] {
     if constexpr (requires { Policy::moe_x_copy_budget; }) return std::size_t(Policy::moe_x_copy_budget);
-    else return std::size_t(20) * 1024;
+    else return std::size_t(R <= 4 ? 20 : 0) * 1024;
   }();
   /// Whether windows in 16-byte granules come by bulk copies (qmv/window_ring.hpp): moe_streaming_bulk.
   static constexpr bool bulk = [] {
@@ -842,7 +845,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
     tables = qmv::fill_iq2_tables<tables_t::sign_table>(reinterpret_cast<std::uint64_t*>(acts + gate_up_act_bytes<L, R>(p)),
                                                         int(threadIdx.x), warps * 32);
   // the routed x rows copied where config::x_copy_budget asks (after the tables)
-  const bool x_copied = copy_x_routed<GU>(p, cfg::x_copy_budget);
+  const bool x_copied = cfg::x_copy_budget > 0 && copy_x_routed<GU>(p, cfg::x_copy_budget);  // no code where no budget
   std::byte* x_copy = acts + gate_up_act_bytes<L, R>(p) + tables_bytes<tables_t>;
   if (x_copied)
     qmv::copy_granules_cta(reinterpret_cast<uint4*>(x_copy), reinterpret_cast<const uint4*>(p.x_routed),

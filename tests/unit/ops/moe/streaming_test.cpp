@@ -93,10 +93,11 @@ TEST(moe_streaming, preset_shapes_and_tables) {
   EXPECT_TRUE((streaming::config<plain, q8_0_layout, 8>::wide));
   EXPECT_FALSE((streaming::config<plain, q8_0_layout, 7>::wide));
   EXPECT_TRUE((streaming::config<plain, mxfp4_layout, 5>::narrow16));
-  // the IQ2_XXS grid is copied to shared memory by default; its fused decode_dot serves tier 1
+  // the IQ2_XXS grid is copied to shared memory by default; its fused decode_dot serves tiers 1-4
   EXPECT_EQ((streaming::config<plain, q2_layout, 1>::iq2_tables), 1);
   EXPECT_TRUE((streaming::config<plain, q2_layout, 1>::fused_sign_dot));
-  EXPECT_FALSE((streaming::config<plain, q2_layout, 2>::fused_sign_dot));
+  EXPECT_TRUE((streaming::config<plain, q2_layout, 4>::fused_sign_dot));
+  EXPECT_FALSE((streaming::config<plain, q2_layout, 5>::fused_sign_dot));
 }
 
 struct decoder_by_tier_policy : ordo::tune::defaults::qmv::policy {
@@ -175,6 +176,8 @@ TEST(moe_streaming, the_q2_gate_up_pass_copies_x_where_two_ctas_still_fit) {
             p1.x_routed_row_bytes);
   static_assert(streaming::config<plain, q2_layout, 4>::min_ctas == 2);
   EXPECT_LE((streaming::gate_up_smem<q2_layout, 4, plain>(ds4_q2_gate_up_shape(4, 0x4000))), std::size_t(113) * 1024);
+  // from 5 rows no budget: the copy is not built at all
+  EXPECT_EQ((streaming::config<plain, q2_layout, 5>::x_copy_budget), 0u);
 }
 
 }  // namespace

@@ -96,6 +96,22 @@ template <>
 struct int_chunk_decoder<quant::iq2_xxs> {
   using F = quant::iq2_xxs;
   using int_sum = F::int_sum;
+  /// Grid row l (0..3) of a chunk whose index word is a0 and sign word a1: its 8 unsigned values g
+  /// and their sign masks m0, m1 (0xff in each byte whose value is negated).
+  template <class Tables>
+  ORDO_HD ORDO_FORCEINLINE static void grid_row(std::uint32_t a0, std::uint32_t a1, int l, const Tables& tables, std::uint64_t& g,
+                                                std::uint32_t& m0, std::uint32_t& m1) {
+    const std::uint32_t index = gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l));  // byte l of a0, one PRMT
+    const std::uint32_t sign_bits = (a1 >> (7 * l)) & 127u;
+    if constexpr (is_iq2_copied<Tables>) g = tables.grid[index];
+    else g = quant::iq2xxs_grid_at(int(index));
+    if constexpr (Tables::sign_table) {
+      const std::uint64_t m = tables.signs[sign_bits];
+      m0 = std::uint32_t(m), m1 = std::uint32_t(m >> 32);
+    } else {
+      detail::iq2_sign_masks(sign_bits, m0, m1);
+    }
+  }
   /// Chunk ib: four grid rows of 8 unsigned values (8, 25 or 43: never 0, so the per-byte negation
   /// ~v + 1 below carries into no neighbour), each byte negated where its sign bit is set. Tables:
   /// format_tables or an iq2_copied_tables (the same values).
@@ -104,18 +120,9 @@ struct int_chunk_decoder<quant::iq2_xxs> {
     const std::uint32_t a0 = F::index_word(b, ib), a1 = F::sign_word(b, ib);
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-      const std::uint32_t index = gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l));  // byte l of a0, one PRMT
-      const std::uint32_t sign_bits = (a1 >> (7 * l)) & 127u;
       std::uint64_t g;
       std::uint32_t m0, m1;
-      if constexpr (is_iq2_copied<Tables>) g = tables.grid[index];
-      else g = quant::iq2xxs_grid_at(int(index));
-      if constexpr (Tables::sign_table) {
-        const std::uint64_t m = tables.signs[sign_bits];
-        m0 = std::uint32_t(m), m1 = std::uint32_t(m >> 32);
-      } else {
-        detail::iq2_sign_masks(sign_bits, m0, m1);
-      }
+      grid_row(a0, a1, l, tables, g, m0, m1);
       w[2 * l] = (std::uint32_t(g) ^ m0) + (m0 & 0x01010101u);
       w[2 * l + 1] = (std::uint32_t(g >> 32) ^ m1) + (m1 & 0x01010101u);
     }
@@ -140,18 +147,9 @@ struct int_chunk_decoder<quant::iq2_xxs> {
     std::int32_t flipped = 0, negatives = 0;
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-      const std::uint32_t index = gpu::byte_perm(a0, 0u, 0x4440u + std::uint32_t(l));
-      const std::uint32_t sign_bits = (a1 >> (7 * l)) & 127u;
       std::uint64_t g;
       std::uint32_t m0, m1;
-      if constexpr (is_iq2_copied<Tables>) g = tables.grid[index];
-      else g = quant::iq2xxs_grid_at(int(index));
-      if constexpr (Tables::sign_table) {
-        const std::uint64_t m = tables.signs[sign_bits];
-        m0 = std::uint32_t(m), m1 = std::uint32_t(m >> 32);
-      } else {
-        detail::iq2_sign_masks(sign_bits, m0, m1);
-      }
+      grid_row(a0, a1, l, tables, g, m0, m1);
       flipped = gpu::dot4_i8(std::int32_t(std::uint32_t(g) ^ m0), std::int32_t(xw[2 * l]), flipped);
       flipped = gpu::dot4_i8(std::int32_t(std::uint32_t(g >> 32) ^ m1), std::int32_t(xw[2 * l + 1]), flipped);
       negatives = gpu::dot4_i8(std::int32_t(m0), std::int32_t(xw[2 * l]), negatives);

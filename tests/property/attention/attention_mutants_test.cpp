@@ -87,7 +87,7 @@ H::data three_chunk_case(std::uint64_t seed) {
 template <reorder_fn Reorder>
 void check_reorder_mutant(const char* what) {
   const auto bad = mutant_of(reordered_spec, &reordered_run<Reorder>);
-  const auto p2 = drivers<ops::attention::op>::p2(cpu_backend(), bad, default_params());
+  const auto p2 = drivers<ops::attention::op>::p2(cpu_backend(), bad, mutant_params());
   std::printf("mutant attention (%s): P2 %s\n", what, p2.status == outcome::fail ? "fails (caught)" : "passes (NOT caught)");
   EXPECT_EQ(p2.status, outcome::fail) << what;
   const auto& good = registry::find<ops::attention::op>(reordered_spec);
@@ -118,7 +118,7 @@ TEST(AttentionMutants, ChunkCombineOrderIsCaughtByP2) { check_reorder_mutant<&ch
 TEST(AttentionMutants, DotLaneSplitIsCaughtByP2) {
   const auto bad = mutant_of("attention.r2.kv64.general.whole",
                              &ops::run_cpu<ops::attention::kernel<2, blocked_dot_order, visibility::general, schedule::whole>>);
-  const auto p2 = drivers<ops::attention::op>::p2(cpu_backend(), bad, default_params());
+  const auto p2 = drivers<ops::attention::op>::p2(cpu_backend(), bad, mutant_params());
   EXPECT_EQ(p2.status, outcome::fail);
   const auto& good = registry::find<ops::attention::op>("attention.r2.kv64.general.whole");
   int caught = 0;
@@ -133,7 +133,7 @@ TEST(AttentionMutants, DotLaneSplitIsCaughtByP2) {
 
 TEST(AttentionMutants, UnmutatedControlsPassP2) {
   for (const char* name : {reordered_spec, "attention.r2.kv64.general.whole"})
-    EXPECT_EQ(drivers<ops::attention::op>::p2(cpu_backend(), registry::find<ops::attention::op>(name), default_params()).status,
+    EXPECT_EQ(drivers<ops::attention::op>::p2(cpu_backend(), registry::find<ops::attention::op>(name), mutant_params()).status,
               outcome::pass)
         << name;
 }

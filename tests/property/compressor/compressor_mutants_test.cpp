@@ -69,7 +69,7 @@ emit_entry mutant_of(const char* name, void (*run)(const emit_problem&)) {
 /// The generic P2 driver must fail on `bad`; returns how many of 20 DS4-shaped emissions (tail
 /// data, each passing on the real spec) P2 flags.
 int p2_catches(const emit_entry& bad, const char* what) {
-  const auto p2 = drivers<oc::emit_op>::p2(cpu_backend(), bad, default_params());
+  const auto p2 = drivers<oc::emit_op>::p2(cpu_backend(), bad, mutant_params());
   std::printf("mutant compressor (%s): P2 %s\n", what, p2.status == outcome::fail ? "fails (caught)" : "passes (NOT caught)");
   EXPECT_EQ(p2.status, outcome::fail) << what;
   const emit_entry& good = real(std::string(bad.name.view()).c_str());
@@ -134,19 +134,19 @@ void emit_with_one_bit_flipped(const emit_problem& p, gpu::stream_t) {
 TEST(CompressorMutants, OneFlippedOutputBitIsCaughtByE2) {
   auto store = store_spec(4, ratio::r4);
   store.launch_gpu = &store_with_one_bit_flipped;
-  EXPECT_EQ(drivers<oc::store_op>::e2(host_as_device(), store, default_params()).status, outcome::fail);
+  EXPECT_EQ(drivers<oc::store_op>::e2(host_as_device(), store, mutant_params()).status, outcome::fail);
   store.launch_gpu = [](const store_problem& p, gpu::stream_t) { store_spec(4, ratio::r4).run_cpu(p); };
-  EXPECT_EQ(drivers<oc::store_op>::e2(host_as_device(), store, default_params()).status, outcome::pass);
+  EXPECT_EQ(drivers<oc::store_op>::e2(host_as_device(), store, mutant_params()).status, outcome::pass);
   auto emit = real(ratio4_spec);
   emit.launch_gpu = &emit_with_one_bit_flipped;
-  EXPECT_EQ(drivers<oc::emit_op>::e2(host_as_device(), emit, default_params()).status, outcome::fail);
+  EXPECT_EQ(drivers<oc::emit_op>::e2(host_as_device(), emit, mutant_params()).status, outcome::fail);
   emit.launch_gpu = [](const emit_problem& p, gpu::stream_t) { real(ratio4_spec).run_cpu(p); };
-  EXPECT_EQ(drivers<oc::emit_op>::e2(host_as_device(), emit, default_params()).status, outcome::pass);
+  EXPECT_EQ(drivers<oc::emit_op>::e2(host_as_device(), emit, mutant_params()).status, outcome::pass);
 }
 
 TEST(CompressorMutants, UnmutatedControlsPassP2) {
   for (const char* name : {ratio4_spec, ratio128_spec})
-    EXPECT_EQ(drivers<oc::emit_op>::p2(cpu_backend(), real(name), default_params()).status, outcome::pass) << name;
+    EXPECT_EQ(drivers<oc::emit_op>::p2(cpu_backend(), real(name), mutant_params()).status, outcome::pass) << name;
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ int p2_catches(const hc_entry& good, const hc_entry& bad, int n_embd, std::uint6
 }
 
 void expect_driver_reports(const hc_entry& bad, std::initializer_list<const char*> properties) {
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %.300s\n", r.line().c_str());
   for (const char* property : properties) EXPECT_EQ(r.status_of(property), outcome::fail) << property;
 }
@@ -178,15 +178,15 @@ TEST(HcMutants, PostSumOrderIsCaughtByP2) {
 TEST(HcMutants, OneFlippedOutputBitIsCaughtByE2) {
   auto bad = real("hc.r4.post");
   bad.launch_gpu = &cpu_with_one_bit_flipped;
-  EXPECT_EQ(drivers<ops::hc::op>::e2(host_as_device(), bad, default_params()).status, outcome::fail);
+  EXPECT_EQ(drivers<ops::hc::op>::e2(host_as_device(), bad, mutant_params()).status, outcome::fail);
   auto same = real("hc.r4.post");
   same.launch_gpu = [](const problem& p, gpu::stream_t) { real("hc.r4.post").run_cpu(p); };
-  EXPECT_EQ(drivers<ops::hc::op>::e2(host_as_device(), same, default_params()).status, outcome::pass);
+  EXPECT_EQ(drivers<ops::hc::op>::e2(host_as_device(), same, mutant_params()).status, outcome::pass);
 }
 
 TEST(HcMutants, UnmutatedControlsPass) {
   for (const char* name : {"hc.r4.split", "hc.r4.weighted_sum", "hc.r4.collapse", "hc.r4.post"})
-    EXPECT_TRUE(check_spec(cpu_backend(), real(name), default_params(), property_set::cpu).passed()) << name;
+    EXPECT_TRUE(check_spec(cpu_backend(), real(name), mutant_params(), property_set::cpu).passed()) << name;
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ bool equals_replay(const indexer_entry& e, const H::data& d, const std::vector<i
   return true;
 }
 
-void expect_p2_fails(const indexer_entry& bad, const char* what, params prm = default_params()) {
+void expect_p2_fails(const indexer_entry& bad, const char* what, params prm = mutant_params()) {
   const auto p2 = drivers<ops::indexer::op>::p2(cpu_backend(), bad, prm);
   std::printf("mutant indexer (%s): P2 %s\n", what, p2.status == outcome::fail ? "fails (caught)" : "passes (NOT caught)");
   EXPECT_EQ(p2.status, outcome::fail) << what;
@@ -107,7 +107,7 @@ TEST(IndexerMutants, TiesToHighestIdIsCaughtByP2) {
   // one drawn case in eleven: in 40 cases (the test presets') P2 missed the mutant in 2 runs of 100
   // (session 20, one of them a fresh-clone CI run, seed 873885946851431948). 200 cases miss it
   // about once in 3·10^8 runs, and cost time only where it is missed.
-  params prm = default_params();
+  params prm = mutant_params();
   prm.cases = std::max(prm.cases, 200);
   expect_p2_fails(bad, "ties to highest id", prm);
   int caught = 0;
@@ -125,7 +125,7 @@ TEST(IndexerMutants, TiesToHighestIdIsCaughtByP2) {
 
 TEST(IndexerMutants, UnmutatedControlsPassP2) {
   for (const char* name : {"indexer.r2.ls32.flat", "indexer.r1.ls32.hier", "indexer.r1.ls32.flat"})
-    EXPECT_EQ(drivers<ops::indexer::op>::p2(cpu_backend(), registry::find<ops::indexer::op>(name), default_params()).status,
+    EXPECT_EQ(drivers<ops::indexer::op>::p2(cpu_backend(), registry::find<ops::indexer::op>(name), mutant_params()).status,
               outcome::pass)
         << name;
 }

@@ -91,7 +91,7 @@ bool equals_replay(const kv_entry& e, const H::data& d) {
 /// How many of 30 DS4-shaped 4-row cases P2 flags on `bad` (each case first passes on the real spec),
 /// after the default driver run has reported the mutant through P2.
 int p2_catches(const kv_entry& bad) {
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %.300s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
   int caught = 0;
@@ -123,7 +123,7 @@ TEST(KvStoreMutants, F16TiesAwayIsCaughtByP2) {
 
 TEST(KvStoreMutants, WrongSlotIsCaughtByP4) {
   const auto bad = mutant_of(&wrong_slot);
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %.300s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P4"), outcome::fail);
   int caught = 0;
@@ -138,14 +138,14 @@ TEST(KvStoreMutants, WrongSlotIsCaughtByP4) {
 TEST(KvStoreMutants, OneFlippedOutputBitIsCaughtByE2) {
   auto bad = real("kv_store.r4");
   bad.launch_gpu = &cpu_with_one_bit_flipped;
-  EXPECT_EQ(drivers<ks::op>::e2(host_as_device(), bad, default_params()).status, outcome::fail);
+  EXPECT_EQ(drivers<ks::op>::e2(host_as_device(), bad, mutant_params()).status, outcome::fail);
   auto same = real("kv_store.r4");
   same.launch_gpu = [](const problem& p, gpu::stream_t) { real("kv_store.r4").run_cpu(p); };
-  EXPECT_EQ(drivers<ks::op>::e2(host_as_device(), same, default_params()).status, outcome::pass);
+  EXPECT_EQ(drivers<ks::op>::e2(host_as_device(), same, mutant_params()).status, outcome::pass);
 }
 
 TEST(KvStoreMutants, UnmutatedControlPasses) {
-  EXPECT_TRUE(check_spec(cpu_backend(), real("kv_store.r4"), default_params(), property_set::cpu).passed());
+  EXPECT_TRUE(check_spec(cpu_backend(), real("kv_store.r4"), mutant_params(), property_set::cpu).passed());
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ moe_entry mutant_of(std::string_view name) {
 }
 
 spec_report check(const moe_entry& mutant) {
-  auto r = check_spec(cpu_backend(), mutant, default_params(), property_set::cpu);
+  auto r = check_spec(cpu_backend(), mutant, mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   return r;
 }

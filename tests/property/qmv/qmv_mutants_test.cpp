@@ -74,7 +74,7 @@ qmv_entry mutant_of(std::string_view name) {
 }
 
 spec_report check(const qmv_entry& mutant) {
-  auto r = check_spec(cpu_backend(), mutant, default_params(), property_set::cpu);
+  auto r = check_spec(cpu_backend(), mutant, mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   return r;
 }

@@ -39,13 +39,13 @@ void half_maxima(const ops::quantize_rows::problem& p) {
 TEST(QuantizeRowsMutants, BlockMaximumOverHalfTheLanesIsCaughtByP2) {
   qr_entry bad = registry::find_axes<ops::quantize_rows::op>(q8_32::name);
   bad.run_cpu = &half_maxima;
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
 }
 
 TEST(QuantizeRowsMutants, UnmutatedControlPasses) {
-  const auto r = check_spec(cpu_backend(), registry::find_axes<ops::quantize_rows::op>(q8_32::name), default_params(),
+  const auto r = check_spec(cpu_backend(), registry::find_axes<ops::quantize_rows::op>(q8_32::name), mutant_params(),
                             property_set::cpu);
   std::printf("control %s\n", r.line().c_str());
   EXPECT_TRUE(r.passed());

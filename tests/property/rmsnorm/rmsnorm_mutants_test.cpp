@@ -37,7 +37,7 @@ rms_entry mutant() {
 }
 
 TEST(RmsnormMutants, RowReducedInAnotherOrderIsCaughtByP1AndP2) {
-  const auto r = check_spec(cpu_backend(), mutant(), default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), mutant(), mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P1"), outcome::fail);
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
@@ -73,7 +73,7 @@ TEST(RmsnormMutants, P1FlagsExactlyTheCasesWhereTheOrderChangesBits) {
 
 // The unmutated entry passes the same run: the failures above come from the mutation.
 TEST(RmsnormMutants, UnmutatedControlPasses) {
-  EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::rmsnorm::op>(good_name), default_params(), property_set::cpu).passed());
+  EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::rmsnorm::op>(good_name), mutant_params(), property_set::cpu).passed());
 }
 
 }  // namespace

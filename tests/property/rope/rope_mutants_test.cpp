@@ -47,7 +47,7 @@ rope_entry mutant() {
 }
 
 TEST(RopeMutants, UnfusedRowIsCaughtByP1AndP2) {
-  const auto r = check_spec(cpu_backend(), mutant(), default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), mutant(), mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P1"), outcome::fail);
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
@@ -71,7 +71,7 @@ TEST(RopeMutants, P1FlagsEveryDs4Case) {
 }
 
 TEST(RopeMutants, UnmutatedControlPasses) {
-  EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::rope::op>(good_name), default_params(), property_set::cpu).passed());
+  EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::rope::op>(good_name), mutant_params(), property_set::cpu).passed());
 }
 
 }  // namespace

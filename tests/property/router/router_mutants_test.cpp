@@ -59,7 +59,7 @@ bool equals_replay(const router_entry& e, const H::data& d, const std::vector<in
 
 TEST(RouterMutants, TiesToHighestIdIsCaughtByP2) {
   const auto bad = mutant_of("router.r4.topk", &ties_to_highest_id);
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
@@ -71,7 +71,7 @@ TEST(RouterMutants, TiesToHighestIdIsCaughtByP2) {
 
 TEST(RouterMutants, ReversedWeightSumIsCaughtByP2) {
   const auto bad = mutant_of("router.r1.topk", &reversed_weight_sum);
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
   const auto& good = registry::find<ops::router::op>("router.r1.topk");
@@ -99,7 +99,7 @@ TEST(RouterMutants, ReversedWeightSumIsCaughtByP2) {
 
 TEST(RouterMutants, UnmutatedControlsPass) {
   for (const char* name : {"router.r4.topk", "router.r1.topk"})
-    EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::router::op>(name), default_params(), property_set::cpu).passed()) << name;
+    EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::router::op>(name), mutant_params(), property_set::cpu).passed()) << name;
 }
 
 }  // namespace

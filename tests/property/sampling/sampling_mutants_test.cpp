@@ -50,7 +50,7 @@ bool equals_replay(const sampling_entry& e, const H::data& d, const std::vector<
 
 TEST(SamplingMutants, TiesToHighestIdIsCaughtByP2AndTheOracle) {
   const auto bad = mutant_of("sampling.r4.greedy", &ties_to_highest_id);
-  const auto r = check_spec(cpu_backend(), bad, default_params(), property_set::cpu);
+  const auto r = check_spec(cpu_backend(), bad, mutant_params(), property_set::cpu);
   std::printf("mutant %s\n", r.line().c_str());
   EXPECT_EQ(r.status_of("P2"), outcome::fail);
   EXPECT_EQ(r.status_of("oracle"), outcome::fail);
@@ -67,17 +67,17 @@ TEST(SamplingMutants, TiesToHighestIdIsCaughtByP2AndTheOracle) {
 TEST(SamplingMutants, OneFlippedTokenBitIsCaughtByE2) {
   auto bad = registry::find<ops::sampling::op>("sampling.r4.sample");
   bad.launch_gpu = &cpu_with_one_bit_flipped;
-  const auto r = drivers<ops::sampling::op>::e2(host_as_device(), bad, default_params());
+  const auto r = drivers<ops::sampling::op>::e2(host_as_device(), bad, mutant_params());
   std::printf("E2 with one flipped bit: %s\n", r.status == outcome::fail ? "caught" : "NOT caught");
   EXPECT_EQ(r.status, outcome::fail);
 }
 
 TEST(SamplingMutants, UnmutatedControlsPass) {
-  EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::sampling::op>("sampling.r4.greedy"), default_params(), property_set::cpu)
+  EXPECT_TRUE(check_spec(cpu_backend(), registry::find<ops::sampling::op>("sampling.r4.greedy"), mutant_params(), property_set::cpu)
                   .passed());
   auto same = registry::find<ops::sampling::op>("sampling.r4.sample");
   same.launch_gpu = [](const ops::sampling::problem& p, gpu::stream_t) { registry::find<ops::sampling::op>("sampling.r4.sample").run_cpu(p); };
-  EXPECT_EQ(drivers<ops::sampling::op>::e2(host_as_device(), same, default_params()).status, outcome::pass);
+  EXPECT_EQ(drivers<ops::sampling::op>::e2(host_as_device(), same, mutant_params()).status, outcome::pass);
 }
 
 }  // namespace

@@ -132,6 +132,10 @@ inline constexpr bool rows_outer_holds_fewer = RW * D::words > R * 9;
 ///     at 3; at 1 and 2 within 3% of the narrow shape.
 ///   - narrow_alone (packed slots, tier 16): the narrow shape as one CTA an SM, so up to 255
 ///     registers for gate_up's 2 · 2 · 16 accumulators: 1152 against 1338 wide (session 15).
+///   - chunk16 (chunk layouts, tier 16): 16 warps as one CTA an SM, both passes. The q2 layout's
+///     gate_up at 16 rows needs 149 KB (its staged shared-expert x alone 74 KB), so the narrow
+///     shape's 8-warp CTAs fit one an SM; 16 warps share the rings and x in 220 KB: 883.5 µs a
+///     step against 1021.5 (session 21 call 11, H100), and 5-7% slower than narrow at 5-8.
 ///   - wide: 16 warps a CTA, one CTA an SM, 2 stages, one output row an item: tiers 8 and 16 of
 ///     layouts of int8-block formats without packed slots (the q8_0 layout), where the narrow
 ///     shape's registers (acc: 2 · gate_up rows · R floats) leave an SM 8 warps.
@@ -144,9 +148,10 @@ struct config {
   static constexpr bool wide = !fixed && !packed && !chunk_layout && R >= 8;
   static constexpr bool narrow16 = !fixed && packed && R >= 3 && R < 16;
   static constexpr bool narrow_alone = !fixed && packed && R >= 16;
-  static constexpr bool one_cta = wide || narrow16 || narrow_alone;  // the preset shapes that take an SM alone
+  static constexpr bool chunk16 = !fixed && chunk_layout && R >= 16;
+  static constexpr bool one_cta = wide || narrow16 || narrow_alone || chunk16;  // the preset shapes that take an SM alone
   static constexpr int warps = [] {  // per CTA: moe_streaming_warps
-    if constexpr (wide || narrow16) return 16;
+    if constexpr (wide || narrow16 || chunk16) return 16;
     else if constexpr (requires { Policy::moe_streaming_warps; }) return int(Policy::moe_streaming_warps);
     else return 8;
   }();

@@ -85,11 +85,17 @@ TEST(moe_streaming, routed_pairs_rule_and_caps) {
 
 TEST(moe_streaming, preset_shapes_and_tables) {
   using plain = ordo::tune::defaults::qmv::policy;
-  // with passes of one pair the q2 layout keeps the narrow shape at every tier (session 19); the
-  // q8_0 layout takes the wide shape from 8 rows, the mxfp4 layout narrow16 at 3-8
+  // with passes of one pair the q2 layout keeps the narrow shape up to 8 rows (session 19) and
+  // takes 16 warps in one CTA an SM at 16 (chunk16, session 21); the q8_0 layout takes the wide
+  // shape from 8 rows, the mxfp4 layout narrow16 at 3-8
   EXPECT_FALSE((streaming::config<plain, q2_layout, 7>::wide));
   EXPECT_FALSE((streaming::config<plain, q2_layout, 16>::wide));
-  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::warps), 8);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::warps), 8);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::min_ctas), 2);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::warps), 16);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::down_warps), 16);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::min_ctas), 1);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::down_min_ctas), 1);
   EXPECT_TRUE((streaming::config<plain, q8_0_layout, 8>::wide));
   EXPECT_FALSE((streaming::config<plain, q8_0_layout, 7>::wide));
   EXPECT_TRUE((streaming::config<plain, mxfp4_layout, 5>::narrow16));
@@ -178,6 +184,8 @@ TEST(moe_streaming, the_q2_gate_up_pass_copies_x_where_two_ctas_still_fit) {
   EXPECT_LE((streaming::gate_up_smem<q2_layout, 4, plain>(ds4_q2_gate_up_shape(4, 0x4000))), std::size_t(113) * 1024);
   // from 5 rows no budget: the copy is not built at all
   EXPECT_EQ((streaming::config<plain, q2_layout, 5>::x_copy_budget), 0u);
+  // at 16 rows one 16-warp CTA (chunk16) holds its rings and both x copies within sm_90's 227 KB
+  EXPECT_LE((streaming::gate_up_smem<q2_layout, 16, plain>(ds4_q2_gate_up_shape(16, 0x4000))), std::size_t(227) * 1024);
 }
 
 }  // namespace

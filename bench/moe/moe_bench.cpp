@@ -112,15 +112,27 @@ struct warps_knob {  // Warps a CTA, one CTA an SM, both passes
 };
 template <>
 struct warps_knob<0> {};
+template <int Rows, int Warps>
+struct down_knob {  // down's items of Rows output rows; Warps (> 0) a CTA, one CTA an SM
+  static constexpr int moe_down_rows = Rows;
+};
+template <int Rows, int Warps>
+  requires(Warps > 0)
+struct down_knob<Rows, Warps> {
+  static constexpr int moe_down_rows = Rows, moe_down_warps = Warps, moe_down_min_ctas = 1;
+};
+template <>
+struct down_knob<0, 0> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
 /// masks), and the knobs above (ByTier; MidKB, XKB -1: the preset's budgets; Fused 0/1: IQ2_XXS's
 /// fused decode_dot off or on at every tier, -1 the preset's rule; Warps: that many warps in one
 /// CTA an SM, 0 the preset's shape).
-template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0>
+template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
+          int DownWarps = 0>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
-                        fused_knob<Fused>, warps_knob<Warps> {
+                        fused_knob<Fused>, warps_knob<Warps>, down_knob<DownRows, DownWarps> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -129,14 +141,18 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (MidKB < 0 ? "" : MidKB == 0 ? ", mid_act from global memory" : ", mid_act budget " + std::to_string(MidKB) + " KB") +
            (XKB < 0 ? "" : XKB == 0 ? ", x from global memory" : ", x copy budget " + std::to_string(XKB) + " KB") +
            (Fused < 0 ? "" : Fused ? ", IQ2_XXS decode_dot at every tier" : ", no IQ2_XXS decode_dot") +
-           (Warps == 0 ? "" : ", " + std::to_string(Warps) + " warps in one CTA an SM");
+           (Warps == 0 ? "" : ", " + std::to_string(Warps) + " warps in one CTA an SM") +
+           (DownRows == 0 ? "" : ", down items of " + std::to_string(DownRows) + " rows") +
+           (DownWarps == 0 ? "" : ", down " + std::to_string(DownWarps) + " warps in one CTA an SM");
   }
 };
-/// Session 21's lists: mxfp4 with the decoder picked by the tier (before session 21) and with
-/// routed passes of 2 pairs at every tier; q2 with x read from global memory in gate_up (before
-/// session 21), IQ2_XXS's fused decode_dot at every tier and at none, and 16 warps in one CTA an SM
-/// (at 16 rows gate_up's 149 KB leave the preset's 8-warp CTAs one an SM) (call 3 timed mid_act
-/// from global memory and the grid in global memory: PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
+/// Session 22's lists: none for mxfp4 (session 21 timed the decoder picked by the tier and routed
+/// passes of 2 pairs at every tier); q2 with down items of 4 rows (the preset's 2: the q2
+/// down pass's routed windows of 8 Q2_K blocks spent ~460 of ~880 warp instructions a window
+/// outside the chunk steps, ncu session 22 call 1), with mid_act's 64 KB budget (tiers 2-4 then
+/// fit one CTA an SM), 20 KB (tier 1 only), none, and 16 warps in one CTA an SM with 20 KB.
+/// Session 21 timed x from global memory, IQ2_XXS's fused decode_dot at every tier and at none,
+/// and 16 warps in one CTA an SM (PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
 /// docs/PERFORMANCE.md (session 19: mxfp4 passes of 1 pair at every tier; session 18: the IQ2_XXS
 /// tables copied, passes of 1, 2 and 4 pairs, the
@@ -145,9 +161,10 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, true>, preset_variant<2>>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, -1, 0>, preset_variant<0, 1, false, -1, -1, 1>,
-                                         preset_variant<0, 1, false, -1, -1, 0>, preset_variant<0, 1, false, -1, -1, -1, 16>>;
+using mxfp4_variants = ordo::meta::type_list<>;
+using q2_variants =
+    ordo::meta::type_list<preset_variant<0, 1, false, -1, -1, -1, 0, 4>, preset_variant<0, 1, false, 20, -1, -1, 0, 4>,
+                          preset_variant<0, 1, false, 0, -1, -1, 0, 4>, preset_variant<0, 1, false, 20, -1, -1, 0, 4, 16>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

@@ -50,6 +50,12 @@ ORDO_HD constexpr float f16_to_f32(std::uint16_t h) {
   return detail::float_of(sign | ((exp + 112u) << 23) | (man << 13));
 }
 
+/// f16_to_f32 as a function object: the widening a format's dot_scale takes by default (a device
+/// reader may pass one with the same bits, ops/qmv/f16_scales.hpp).
+struct f16_widening {
+  ORDO_HD constexpr float operator()(std::uint16_t h) const { return f16_to_f32(h); }
+};
+
 /// RNE. |x| >= 65520 (the midpoint between the largest f16, 65504, and 2^16; the tie goes to the
 /// even neighbour, which is infinity) becomes ±inf; infinities stay infinities. Results below 2^-14
 /// are f16 subnormals rounded RNE from the exact value (so 2^-25 rounds to ±0, anything above it to

@@ -89,8 +89,10 @@ struct iq2_xxs : integer_dot<iq2_xxs> {  // dot_int, dot_block: int_dot.hpp
     unpack_chunk(w, ib, v);
     return (2 * scale(w, ib) + 1) * dot_i8(v, x.qs + 32 * ib, 32);
   }
-  static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t sumi) {
-    const float a = numeric::f16_to_f32(w.d) * x_d;
+  /// widen: the f16 scale's widening (numeric::f16_to_f32, or one with its bits).
+  template <class Widen = numeric::f16_widening>
+  static ORDO_HD float dot_scale(const block& w, float x_d, std::int32_t sumi, Widen widen = {}) {
+    const float a = widen(w.d) * x_d;
     return (a * static_cast<float>(sumi)) * 0.125f;
   }
 

@@ -76,9 +76,11 @@ struct q2_k : integer_dot<q2_k> {  // dot_int, dot_block: int_dot.hpp
     return {(w.scales[j0] & 0x0f) * dot_i8(v, x.qs + 16 * j0, 16) + (w.scales[j1] & 0x0f) * dot_i8(v + 16, x.qs + 16 * j1, 16),
             (w.scales[j0] >> 4) * std::int32_t{x.bsums[j0]} + (w.scales[j1] >> 4) * std::int32_t{x.bsums[j1]}};
   }
-  static ORDO_HD float dot_scale(const block& w, float x_d, int_sum p) {
-    const float a = numeric::f16_to_f32(w.d) * x_d;
-    const float b = numeric::f16_to_f32(w.dmin) * x_d;
+  /// widen: the f16 scales' widening (numeric::f16_to_f32, or one with its bits).
+  template <class Widen = numeric::f16_widening>
+  static ORDO_HD float dot_scale(const block& w, float x_d, int_sum p, Widen widen = {}) {
+    const float a = widen(w.d) * x_d;
+    const float b = widen(w.dmin) * x_d;
     // One fma, so nothing is left for a compiler to contract: the tail has the same bits whether or
     // not the TU allows contraction.
     return fmaf(a, static_cast<float>(p.sumi), -(b * static_cast<float>(p.summ)));

@@ -23,6 +23,7 @@
 #include "ordo/numeric/conversions.hpp"
 #include "ordo/numeric/math.hpp"
 #include "ordo/numeric/pow2.hpp"
+#include "ordo/ops/qmv/f16_scales.hpp"
 #include "../gpu_test_main.hpp"
 
 namespace {
@@ -35,6 +36,7 @@ enum class op : int {
   ceil_log2, pow2_ceil,                                            // float -> int / float
   f16_to_f32, bf16_to_f32, e4m3_to_f32, e2m1_to_f32, e8m0_to_f32,  // code -> float
   e8m0_to_f32_half,
+  f16_scale_to_f32, f16_scale_to_f32_select,  // ops/qmv/f16_scales.hpp: the hardware widening on the device
   control_device_pass,  // 1 in the device pass, 0 on the host: must mismatch everywhere
 };
 
@@ -67,6 +69,8 @@ constexpr op_info ops[] = {
     {op::e2m1_to_f32, "e2m1_to_f32", true, 256, 0, 0},  // every byte: the upper nibble is ignored
     {op::e8m0_to_f32, "e8m0_to_f32", true, 256, 0, 0},
     {op::e8m0_to_f32_half, "e8m0_to_f32_half", true, 256, 0, 0},
+    {op::f16_scale_to_f32, "f16_scale_to_f32", true, 1u << 16, 0, 0},
+    {op::f16_scale_to_f32_select, "f16_scale_to_f32_select", true, 1u << 16, 0, 0},
 };
 
 /// Non-vacuity control: proves the compared results really come from the device pass and that a
@@ -99,6 +103,8 @@ ORDO_HD std::uint32_t evaluate(op o, std::uint32_t in) {
     case op::e2m1_to_f32: return b(num::e2m1_to_f32(static_cast<std::uint8_t>(in)));
     case op::e8m0_to_f32: return b(num::e8m0_to_f32(static_cast<std::uint8_t>(in)));
     case op::e8m0_to_f32_half: return b(num::e8m0_to_f32_half(static_cast<std::uint8_t>(in)));
+    case op::f16_scale_to_f32: return b(ordo::ops::qmv::f16_scale_to_f32(static_cast<std::uint16_t>(in)));
+    case op::f16_scale_to_f32_select: return b(ordo::ops::qmv::f16_scale_to_f32_select(static_cast<std::uint16_t>(in)));
     case op::control_device_pass:
 #if defined(ORDO_DEVICE_PASS)
       return 1u;

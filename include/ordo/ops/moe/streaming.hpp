@@ -871,8 +871,13 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
     if (cur.j == 0) {
       const int left = unit_pair_count(ul, p, cur.u) - cur.j0, width = pass_pairs<R, PR>(cur.u);
       live = left < width ? left : width;
+      auto fill_rows = [&](auto pairs) {  // a routed pass's PR pairs only, as down's slots
 #pragma unroll
-      for (int jj = 0; jj < R; ++jj) row_of[jj] = jj < live ? unit_pair(ul, p, cur.u, cur.j0 + jj) / slots_per_row : 0;
+        for (int jj = 0; jj < decltype(pairs)::value; ++jj)
+          row_of[jj] = jj < live ? unit_pair(ul, p, cur.u, cur.j0 + jj) / slots_per_row : 0;
+      };
+      if (PR == R || cur.u == 0) fill_rows(std::integral_constant<int, R>{});
+      else fill_rows(std::integral_constant<int, PR>{});
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
     }
@@ -1059,8 +1064,16 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     if (cur.j == 0) {
       const int left = unit_pair_count(ul, p, cur.u) - cur.j0, width = pass_pairs<R, PR>(cur.u);
       live = left < width ? left : width;
+      // a routed pass reads only its PR pairs' places (filled apart: a loop to R tested and
+      // branched per pair in every routed window, ~50 instructions of the q2 layout's ~880 at 8
+      // rows, ncu session 22)
+      auto fill_slots = [&](auto pairs) {
 #pragma unroll
-      for (int jj = 0; jj < R; ++jj) slot[jj] = jj < live ? int(slot_index(p, unit_pair(ul, p, cur.u, cur.j0 + jj))) : 0;
+        for (int jj = 0; jj < decltype(pairs)::value; ++jj)
+          slot[jj] = jj < live ? int(slot_index(p, unit_pair(ul, p, cur.u, cur.j0 + jj))) : 0;
+      };
+      if (PR == R || cur.u == 0) fill_slots(std::integral_constant<int, R>{});
+      else fill_slots(std::integral_constant<int, PR>{});
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
       if (cur.k == 0) {  // a new item: every slot's partial missing until its unit writes it

@@ -20,23 +20,11 @@
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/portability.hpp"
 #include "ordo/numeric/conversions.hpp"
+#include "ordo/ops/qmv/f16_scales.hpp"
 #include "ordo/quant/mxfp4.hpp"
 #include "ordo/quant/q8_0.hpp"
 
 namespace ordo::ops::qmv {
-
-/// numeric::f16_to_f32 with the hardware's conversion where it gives the same bits: every
-/// non-NaN half (the widening is exact; NaN payloads are left to the portable code).
-ORDO_HD ORDO_FORCEINLINE float f16_scale_to_f32(std::uint16_t h) {
-#if defined(ORDO_DEVICE_PASS) && defined(ORDO_GPU_CUDA)
-  if ((h & 0x7fffu) <= 0x7c00u) {
-    float f;
-    asm("{ .reg .b16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
-    return f;
-  }
-#endif
-  return numeric::f16_to_f32(h);
-}
 
 /// Σ_k dp4a(q[k], x[k]) over the 8 words (exact).
 ORDO_HD ORDO_FORCEINLINE std::int32_t dot_words(const std::uint32_t* q, const std::uint32_t (&x)[8]) {

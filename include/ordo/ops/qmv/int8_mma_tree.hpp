@@ -116,15 +116,6 @@ struct smem_layout {
 extern __shared__ uint4 ordo_qmv_int8_mma_tree_smem[];
 
 #if defined(ORDO_DEVICE_PASS)
-/// f16_scale_to_f32's bits without a branch: the hardware widening, or for a NaN the portable
-/// conversion's NaN (numeric::f16_to_f32: sign, quiet bit, payload moved up 13).
-ORDO_DEVICE ORDO_FORCEINLINE float scale_of(std::uint16_t h) {
-  float f;
-  asm("{ .reg .b16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
-  const std::uint32_t nan = (std::uint32_t(h & 0x8000u) << 16) | 0x7fc00000u | (std::uint32_t(h & 0x3ffu) << 13);
-  return (h & 0x7fffu) > 0x7c00u ? __uint_as_float(nan) : f;
-}
-
 /// d[0..3] = biased_zero + the exact int32 dots of m16n8k32 (A: 16 rows × 32 int8, B: 32 × 8 int8).
 ORDO_DEVICE ORDO_FORCEINLINE void mma_s8(std::int32_t (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
   asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};\n"
@@ -225,7 +216,7 @@ __global__ void __launch_bounds__(config<Policy>::subtrees * 32, 1) kernel(probl
     std::uint16_t d[2];
     load_block_words(c0 + leaf_words * m, s0[leaf_words * m], first.sel, first.scale_shift, a[0], a[2], d[0]);
     load_block_words(c1 + leaf_words * m, s1[leaf_words * m], first.sel, first.scale_shift, a[1], a[3], d[1]);
-    const float wd[2] = {scale_of(d[0]), scale_of(d[1])};
+    const float wd[2] = {f16_scale_to_f32_select(d[0]), f16_scale_to_f32_select(d[1])};
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
       const uint2 bf = fr[(S * m * NT + nt) * 32];

@@ -22,6 +22,7 @@
 
 #include "ordo/gpu/intrinsics.hpp"
 #include "ordo/gpu/portability.hpp"
+#include "ordo/ops/qmv/f16_scales.hpp"
 #include "ordo/ops/qmv/int_chunk_decoders.hpp"
 #include "ordo/ops/qmv/problem.hpp"
 #include "ordo/order/combine.hpp"
@@ -146,7 +147,8 @@ ORDO_DEVICE ORDO_FORCEINLINE void accumulate_window_rows(const typename F::block
       const auto& blk = wwin[n][lane];
 #pragma unroll
       for (int i = 0; i < R; ++i)
-        if (i < live) acc[n * R + i] = acc[n * R + i] + F::dot_scale(blk, act(i, lane).d, mine[n * R + i]);
+        // F::dot_scale with its f16 scales widened by the hardware (the same bits, f16_scales.hpp)
+        if (i < live) acc[n * R + i] = acc[n * R + i] + F::dot_scale(blk, act(i, lane).d, mine[n * R + i], f16_scale_widening{});
     }
   }
 }

@@ -123,6 +123,12 @@ struct down_knob<Rows, Warps> {
 };
 template <>
 struct down_knob<0, 0> {};
+template <int Dual>
+struct dual_knob {  // down's windows take two routed passes or one (streaming.hpp config::dual_units)
+  static constexpr bool moe_down_dual_units = Dual != 0;
+};
+template <>
+struct dual_knob<-1> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
@@ -130,9 +136,9 @@ struct down_knob<0, 0> {};
 /// fused decode_dot off or on at every tier, -1 the preset's rule; Warps: that many warps in one
 /// CTA an SM, 0 the preset's shape).
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
-          int DownWarps = 0>
+          int DownWarps = 0, int Dual = -1>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
-                        fused_knob<Fused>, warps_knob<Warps>, down_knob<DownRows, DownWarps> {
+                        fused_knob<Fused>, warps_knob<Warps>, down_knob<DownRows, DownWarps>, dual_knob<Dual> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -143,14 +149,17 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (Fused < 0 ? "" : Fused ? ", IQ2_XXS decode_dot at every tier" : ", no IQ2_XXS decode_dot") +
            (Warps == 0 ? "" : ", " + std::to_string(Warps) + " warps in one CTA an SM") +
            (DownRows == 0 ? "" : ", down items of " + std::to_string(DownRows) + " rows") +
-           (DownWarps == 0 ? "" : ", down " + std::to_string(DownWarps) + " warps in one CTA an SM");
+           (DownWarps == 0 ? "" : ", down " + std::to_string(DownWarps) + " warps in one CTA an SM") +
+           (Dual < 0 ? "" : Dual ? ", down windows of two routed passes" : ", down windows of one pass");
   }
 };
 /// Session 22's lists: none for mxfp4 (session 21 timed the decoder picked by the tier and routed
-/// passes of 2 pairs at every tier); q2 with down items of 4 rows (the preset's 2: the q2
-/// down pass's routed windows of 8 Q2_K blocks spent ~460 of ~880 warp instructions a window
-/// outside the chunk steps, ncu session 22 call 1), with mid_act's 64 KB budget (tiers 2-4 then
-/// fit one CTA an SM), 20 KB (tier 1 only), none, and 16 warps in one CTA an SM with 20 KB.
+/// passes of 2 pairs at every tier); q2 with down windows of one routed pass at every tier (the
+/// preset until session 22; config::dual_units: the q2 down pass's routed windows, 2 rows of 8
+/// Q2_K blocks, spent ~390 warp instructions a window outside their ~300 of chunk steps, ncu
+/// session 22 call 4), and of two at every tier, with mid_act's 64 KB copy (one CTA an SM at 2-4
+/// rows beside the doubled rings) and without (call 8 chose two at 5-8). Call 2 timed down items
+/// of 4 rows: 4-12% slower at 1-8 rows (half the items, so half the warps idle).
 /// Session 21 timed x from global memory, IQ2_XXS's fused decode_dot at every tier and at none,
 /// and 16 warps in one CTA an SM (PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
@@ -162,9 +171,9 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
 using mxfp4_variants = ordo::meta::type_list<>;
-using q2_variants =
-    ordo::meta::type_list<preset_variant<0, 1, false, -1, -1, -1, 0, 4>, preset_variant<0, 1, false, 20, -1, -1, 0, 4>,
-                          preset_variant<0, 1, false, 0, -1, -1, 0, 4>, preset_variant<0, 1, false, 20, -1, -1, 0, 4, 16>>;
+using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 0>,
+                                          preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1>,
+                                          preset_variant<0, 1, false, 0, -1, -1, 0, 0, 0, 1>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

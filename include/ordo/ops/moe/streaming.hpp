@@ -11,6 +11,9 @@
 ///     down work item is config::down_rows output rows: it
 ///     walks every pass of every unit for its rows, each pair's partial lands in its (row, slot)
 ///     place, and the row's slots are summed last in steps::weighted_sum order (kernel::write_out);
+///     where a routed pass is one pair of a chunk format whose rows are one window (the q2
+///     layout), a window takes the rows of two passes, each dotted and placed as its own
+///     (config::dual_units);
 ///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives
 ///     the lanes, or fewer at a row's end; as many whole windows a slot as its bytes hold,
 ///     slot_blocks: MXFP4 takes two in the slots sized for Q8_0) into a private ring of config::stages shared-memory
@@ -282,6 +285,24 @@ struct config {
     }();
     return want < R ? want : R;
   }();
+  /// Whether the down pass takes two routed passes a window where a routed pass is one pair of a
+  /// chunk format whose rows are one window (the q2 layout): the window's rows are the item's RW
+  /// rows of the first pass's expert, then RW of the second's, each pass dotted and placed as its
+  /// own (the same statements), one request, wait, cursor step and butterfly for both. The q2
+  /// down pass's routed windows (2 rows of 8 Q2_K blocks) spent ~390 warp instructions a window
+  /// outside their ~300 of chunk steps (ncu, session 22). moe_down_dual_units; by default at tiers
+  /// 5-8. bench/moe variants, session 22 call 8 (H100, q2, µs a step at tiers 1-8 and 16): one pass
+  /// a window 61.6/99.9/137.2/166.5/215.0/250.6/300.8/326.3/794.6, two 62.5/113.2/155.7/191.3/
+  /// 214.9/243.9/294.1/320.5/840.1 (with mid_act's 64 KB copy, which then leaves one CTA an SM at
+  /// 2-4 rows), two without the copy 63.7/102.0/142.0/170.0/213.7/243.0/294.9/319.8/836.6: 2% at
+  /// 6-8 rows, slower where mid_act is copied (1-4) and in chunk16's one CTA at 16.
+  static constexpr bool dual_units = [] {
+    if constexpr (!chunk_blocks<typename L::down> || routed_pairs != 1) return false;
+    else if constexpr (requires { Policy::moe_down_dual_units; }) return bool(Policy::moe_down_dual_units);
+    else return R >= 5 && !chunk16;
+  }();
+  /// Rows of a down ring slot: the item's rows, twice with dual_units.
+  static constexpr int down_slot_rows = dual_units ? 2 * down_rows : down_rows;
   /// Where an IQ2_XXS window's decode finds its tables (moe_iq2_tables; qmv/int_chunk_decoders.hpp):
   /// 0 the format's (the grid in global memory, the sign masks computed), 1 a copy of the grid in
   /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 1 (gated as
@@ -299,7 +320,8 @@ struct config {
   /// tiers 3-8 in narrow16's one CTA (269.9 µs a step at 6 rows against 306.1 with 64 KB). down at
   /// one and two rows (staged) ran at 1.75 and 1.68 TB/s of weights, at three (from global memory)
   /// 1.19 (session 15, H100, --passes); the step at 4 rows 190.9 µs with 64 KB against 202.7 with
-  /// 32 KB (tiers 1-2, the budget until session 15).
+  /// 32 KB (tiers 1-2, the budget until session 15). (dual_units' doubled rings, 87 KB a CTA, serve
+  /// tiers whose mid_act DS4's dims do not copy.)
   static constexpr std::size_t mid_act_budget = [] {
     if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
     else return std::size_t(narrow16 ? 160 : 64) * 1024;
@@ -493,7 +515,7 @@ inline std::size_t down_smem(const problem& p) {
     mid = mid_act_copy_bytes(p);
   }
   return cta_head_bytes<R, cfg::down_warps, cfg::down_stages> +
-         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_rows * row_stage_bytes_of_both<D, S> +
+         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_slot_rows * row_stage_bytes_of_both<D, S> +
          down_partial_bytes<R, cfg::down_warps, cfg::down_rows> + mid;
 }
 
@@ -957,11 +979,13 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   using cfg = config_of<Kernel>;
   constexpr int R = built_rows<Kernel>, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
   constexpr int PR = cfg::routed_pairs, warps = cfg::down_warps, stages = cfg::down_stages;
+  constexpr bool dual = cfg::dual_units;
+  constexpr int RS = cfg::down_slot_rows;  // a slot's rows: RW, or RW of each of two routed passes (dual)
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const cta_memory<R, warps, stages, stages * RW * SRB> mem(ordo_moe_streaming_smem);
+  const cta_memory<R, warps, stages, stages * RS * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
-  const qmv::window_ring<stages, RW, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
+  const qmv::window_ring<stages, RS, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
   ring.init(lane);
   // this warp's partials: [RW][R][slots_per_row]; then, where staged or copied, the pairs' mid_act rows
   auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(warp) * RW;
@@ -985,6 +1009,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     int windows, nb, block_bytes, wblk;  // the unit's slot windows a row, blocks a row, bytes a block, blocks a slot window
     const std::byte* base;     // the unit's down matrix
     std::size_t row_bytes;
+    int k2, u2, j02;           // dual: the second routed pass of the window, its unit and pair (k2 0: none)
+    const std::byte* base2;    // dual: its unit's down matrix
   };
   auto settle = [&](cursor& c) {  // the unit and window shape of pass c.k (pass 0: no table read)
     while (c.k > 0 && c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
@@ -996,28 +1022,42 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
       c.base = p.down.data + std::size_t(ul.expert[c.u - 1]) * p.down.expert_bytes, c.row_bytes = p.down.row_bytes;
       c.nb = nb_d, c.windows = windows_of<D, SRB>(nb_d), c.block_bytes = D::block_bytes, c.wblk = slot_blocks<D, SRB>;
     }
+    if constexpr (dual) {  // a routed pass of one window takes the next pass beside it, if any
+      c.k2 = c.u > 0 && c.windows == 1 && c.k + 1 < passes ? c.k + 1 : 0;
+      if (c.k2 > 0) {
+        c.u2 = c.u;
+        while (c.u2 + 1 < table.units && table.first[c.u2 + 1] <= c.k2) ++c.u2;
+        c.j02 = (c.k2 - table.first[c.u2]) * PR;
+        c.base2 = p.down.data + std::size_t(ul.expert[c.u2 - 1]) * p.down.expert_bytes;
+      }
+    }
   };
   auto start = [&](cursor& c) {
-    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0;
+    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0, c.k2 = 0;
     settle(c);
   };
   auto advance = [&](cursor& c) {
     if (++c.slot == stages) c.slot = 0, c.phase ^= 1u;
     if (++c.j < c.windows) return;
     c.j = 0;
+    if constexpr (dual)
+      if (c.k2 > 0) c.k = c.k2;  // the window took both passes
     if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
     settle(c);
   };
+  // the window of row rr of the slot: the pass's row rr (rr < RW), or (dual) the second pass's row rr - RW
   auto window_start = [](const cursor& c, int rr) {
-    return c.base + std::size_t(c.g * RW + rr) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
+    const std::byte* base = dual && rr >= RW ? c.base2 : c.base;
+    return base + std::size_t(c.g * RW + rr % RW) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
   };
   auto window_count = [](const cursor& c) { return slot_window_count(c.nb, c.j, c.wblk); };
   auto issue = [&](const cursor& c) {
-    const std::byte* start[RW];
-    int bytes[RW];
+    const std::byte* start[RS];
+    int bytes[RS];
 #pragma unroll
-    for (int rr = 0; rr < RW; ++rr)
-      start[rr] = c.g * RW + rr < p.n_embd ? window_start(c, rr) : nullptr, bytes[rr] = window_count(c) * c.block_bytes;
+    for (int rr = 0; rr < RS; ++rr)
+      start[rr] = c.g * RW + rr % RW < p.n_embd && (rr < RW || c.k2 > 0) ? window_start(c, rr) : nullptr,
+      bytes[rr] = window_count(c) * c.block_bytes;
     ring.request(c.slot, c.g < groups, start, bytes, lane);
   };
   // As gate_up: every item's first pass is the shared expert's, whose windows are requested before
@@ -1055,6 +1095,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   float acc[RW * R];
   int slot[R];  // the (row, slot) place of each pair of the pass
   int live = 0;
+  float acc2[RW];  // dual: the second pass's sums (its one pair)
+  int slot2 = 0;   // dual: its pair's place
   while (issued.oldest().g < groups) {
     __syncwarp();  // every lane is done with the stage the next request overwrites
     issue(in);
@@ -1076,30 +1118,44 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
       else fill_slots(std::integral_constant<int, PR>{});
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
+      if constexpr (dual) {
+        if (cur.k2 > 0) slot2 = int(slot_index(p, unit_pair(ul, p, cur.u2, cur.j02)));
+#pragma unroll
+        for (int v = 0; v < RW; ++v) acc2[v] = 0.0f;
+      }
       if (cur.k == 0) {  // a new item: every slot's partial missing until its unit writes it
         for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
         __syncwarp();
       }
     }
     const std::byte* stage = ring.slot(cur.slot);
-    int offset[RW];
+    int offset[RW], offset2[RW];
 #pragma unroll
-    for (int rr = 0; rr < RW; ++rr) offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
-    auto terms = [&](auto width, auto granular, auto format) {
+    for (int rr = 0; rr < RW; ++rr) {
+      offset[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, rr)) & 15);
+      if constexpr (dual) offset2[rr] = int(reinterpret_cast<std::uintptr_t>(window_start(cur, RW + rr)) & 15);
+    }
+    // a pass's terms into acc's first RW · W values; `second` (dual): the window's second pass, its
+    // rows after the first's, its one pair live, into acc2
+    auto terms = [&](auto width, auto granular, auto format, bool second) {
       constexpr int W = decltype(width)::value;
+      const std::byte* stg = second ? stage + RW * SRB : stage;
+      const int(&off)[RW] = second ? offset2 : offset;
+      const int* slots = second ? &slot2 : slot;
+      const int lv = second ? 1 : live;
       constexpr qmv::format_tables tables{};  // down's formats read no copied tables
       using F = decltype(format);
       constexpr bool G = decltype(granular)::value;
       constexpr bool rows_outer = cfg::template rows_outer<F, RW, W>;
       constexpr int chunk_rows = cfg::template chunk_rows<RW, W>;
-      on_prefix<RW * W>(acc, [&](float (&a)[RW * W]) {
+      auto body = [&](float (&a)[RW * W]) {
         if constexpr (int8_blocks<D> && int8_blocks<S>) {
           if (staged) {
             staged_rows<W> src{{mid_qs, p.rows * (p.n_used + 1), nb_mid}, mid_d, nb_mid, {}};
 #pragma unroll
-            for (int jj = 0; jj < W; ++jj) src.row_of[jj] = slot[jj];
+            for (int jj = 0; jj < W; ++jj) src.row_of[jj] = slots[jj];
             window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>, cfg::fused_sign_dot>(
-                stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
+                stg, SRB, off, cur.j * cur.wblk, window_count(cur), lane, lv, src, a, tables);
             return;
           }
         }
@@ -1108,20 +1164,51 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
         const std::byte* mid_rows = !int8_blocks<F> && copied ? mid : p.mid_act;
         global_rows<typename F::activation, W> src;
 #pragma unroll
-        for (int jj = 0; jj < W; ++jj) src.row[jj] = mid_rows + std::size_t(slot[jj]) * p.mid_act_row_bytes;
+        for (int jj = 0; jj < W; ++jj) src.row[jj] = mid_rows + std::size_t(slots[jj]) * p.mid_act_row_bytes;
         window_terms<F, RW, W, slot_blocks<F, SRB>, G, rows_outer, cfg::chunk_step_unroll, chunk_rows, cfg::template decoder_rows<W>, cfg::fused_sign_dot>(
-            stage, SRB, offset, cur.j * cur.wblk, window_count(cur), lane, live, src, a, tables);
-      });
+            stg, SRB, off, cur.j * cur.wblk, window_count(cur), lane, lv, src, a, tables);
+      };
+      if constexpr (dual && W == 1) {
+        if (second) return on_prefix<RW>(acc2, body);
+      }
+      on_prefix<RW * W>(acc, body);
     };
     auto unit_terms = [&](auto granular) {
-      if (cur.u == 0) terms(std::integral_constant<int, R>{}, granular, S{});
-      else terms(std::integral_constant<int, PR>{}, granular, D{});
+      if (cur.u == 0) {
+        terms(std::integral_constant<int, R>{}, granular, S{}, false);
+      } else {
+        terms(std::integral_constant<int, PR>{}, granular, D{}, false);
+        if constexpr (dual)
+          if (cur.k2 > 0) terms(std::integral_constant<int, 1>{}, granular, D{}, true);
+      }
     };
     if (cfg::granular && ring.bulk) unit_terms(std::bool_constant<cfg::granular>{});
     else unit_terms(std::false_type{});
 
     if (cur.j == cur.windows - 1) {
-      if constexpr (PR == R) {
+      // pair jj's sum of row rr into its (row, slot) place
+      auto place = [&](int rr, int jj, float v) {
+        if (jj < live && o0 + rr < p.n_embd) {
+          const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
+          part[rr][code / slots_per_row][code % slots_per_row] = v;
+        }
+      };
+      if constexpr (dual) {
+        if (cur.u == 0) {
+          combine_pass<RW, R>(acc, lane, place);
+        } else {
+          // both passes' sums in one butterfly: a[rr · 2] the first pass's (its one pair), a[rr · 2 + 1] the second's
+          float a[RW * 2];
+#pragma unroll
+          for (int rr = 0; rr < RW; ++rr) a[2 * rr] = acc[rr], a[2 * rr + 1] = acc2[rr];
+          combine_pass<RW, 2>(a, lane, [&](int rr, int second, float v) {
+            if (o0 + rr < p.n_embd && (second == 0 || cur.k2 > 0)) {
+              const int code = second ? unit_pair(ul, p, cur.u2, cur.j02) : unit_pair(ul, p, cur.u, cur.j0);
+              part[rr][code / slots_per_row][code % slots_per_row] = v;
+            }
+          });
+        }
+      } else if constexpr (PR == R) {
         // (written out: the same epilogue through combine_pass and a lambda took the mxfp4 layout's
         // tier-16 down from 128 to 152 registers, ptxas, and its step from 1020 to 1305 µs)
         constexpr int C = RW * R, hs = qmv::halving_steps<C>;
@@ -1136,13 +1223,6 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           }
         }
       } else {
-        // pair jj's sum of row rr into its (row, slot) place
-        auto place = [&](int rr, int jj, float v) {
-          if (jj < live && o0 + rr < p.n_embd) {
-            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
-            part[rr][code / slots_per_row][code % slots_per_row] = v;
-          }
-        };
         if (cur.u == 0) {
           combine_pass<RW, R>(acc, lane, place);
         } else {
@@ -1152,7 +1232,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           combine_pass<RW, PR>(a, lane, place);
         }
       }
-      if (cur.k == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
+      if ((dual && cur.k2 > 0 ? cur.k2 : cur.k) == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
         __syncwarp();
         for (int v = lane; v < RW * p.rows; v += 32) {
           const int rr = v / p.rows, i = v % p.rows;

@@ -139,10 +139,34 @@ std::size_t q2_down_smem(const problem& p) {
   return streaming::down_smem<q2_layout, R, ordo::tune::defaults::qmv::policy>(p);
 }
 
+struct one_pass_windows_policy : ordo::tune::defaults::qmv::policy {
+  static constexpr bool moe_down_dual_units = false;
+};
+TEST(moe_streaming, the_q2_down_pass_takes_two_routed_passes_a_window) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  // chunk down formats with routed passes of one pair, at tiers 5-8 (session 22: faster there,
+  // slower where mid_act is copied, 1-4, and in chunk16's one CTA at 16)
+  EXPECT_FALSE((streaming::config<plain, q2_layout, 4>::dual_units));
+  EXPECT_TRUE((streaming::config<plain, q2_layout, 5>::dual_units));
+  EXPECT_TRUE((streaming::config<plain, q2_layout, 8>::dual_units));
+  EXPECT_FALSE((streaming::config<plain, q2_layout, 16>::dual_units));
+  EXPECT_EQ((streaming::config<plain, q2_layout, 5>::down_slot_rows), (2 * streaming::config<plain, q2_layout, 5>::down_rows));
+  // not for int8-block down formats, nor where the policy says no
+  EXPECT_FALSE((streaming::config<plain, mxfp4_layout, 8>::dual_units));
+  EXPECT_FALSE((streaming::config<plain, q8_0_layout, 8>::dual_units));
+  EXPECT_FALSE((streaming::config<one_pass_windows_policy, q2_layout, 8>::dual_units));
+  EXPECT_EQ((streaming::config<one_pass_windows_policy, q2_layout, 4>::down_slot_rows), 2);
+  // the doubled ring is in the down pass's shared memory: twice the one-pass ring
+  const problem p = ds4_down_shape<q2_layout>(8, 0x1000);
+  EXPECT_EQ((streaming::down_smem<q2_layout, 8, plain>(p) - streaming::down_smem<q2_layout, 8, one_pass_windows_policy>(p)),
+            (std::size_t(8) * 2 * 2 * streaming::row_stage_bytes_of_both<quant::q2_k, quant::q8_0>));
+}
+
 TEST(moe_streaming, the_q2_down_pass_copies_mid_act_where_it_fits) {
   using plain = ordo::tune::defaults::qmv::policy;
   constexpr std::size_t budget = streaming::config<plain, q2_layout, 1>::mid_act_budget;
-  // DS4's rows: 7 slots of 2336 bytes (q8_K) a row; 64 KB holds tiers 1-4
+  // DS4's rows: 7 slots of 2336 bytes (q8_K) a row; 64 KB holds tiers 1-4 (the tiers of one-pass
+  // windows: the two-pass windows' doubled rings serve 5-8, which copy nothing)
   EXPECT_EQ(streaming::mid_act_copy_bytes(ds4_down_shape<q2_layout>(1, 0x1000)), 7u * 2336u);
   EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(1, 0x1000), budget));
   EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(4, 0x1000), budget));
@@ -155,7 +179,11 @@ TEST(moe_streaming, the_q2_down_pass_copies_mid_act_where_it_fits) {
   static_assert(streaming::config<plain, q2_layout, 4>::down_min_ctas == 2);
   const problem p1 = ds4_down_shape<q2_layout>(1, 0x1000), p4 = ds4_down_shape<q2_layout>(4, 0x1000);
   EXPECT_EQ(q2_down_smem<1>(p1) - q2_down_smem<1>(ds4_down_shape<q2_layout>(1, 0x1004)), streaming::mid_act_copy_bytes(p1));
+  EXPECT_LE(q2_down_smem<1>(p1), std::size_t(113) * 1024);
   EXPECT_LE(q2_down_smem<4>(p4), std::size_t(113) * 1024);
+  EXPECT_LE(q2_down_smem<5>(ds4_down_shape<q2_layout>(5, 0x1000)), std::size_t(113) * 1024);
+  EXPECT_LE(q2_down_smem<8>(ds4_down_shape<q2_layout>(8, 0x1000)), std::size_t(113) * 1024);
+  EXPECT_LE(q2_down_smem<16>(ds4_down_shape<q2_layout>(16, 0x1000)), std::size_t(227) * 1024);
 }
 
 /// DS4's gate_up problem shape at `rows` rows in the q2 layout (x at a stand-in address, as above).

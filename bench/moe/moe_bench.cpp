@@ -112,17 +112,18 @@ struct warps_knob {  // Warps a CTA, one CTA an SM, both passes
 };
 template <>
 struct warps_knob<0> {};
-template <int Rows, int Warps>
-struct down_knob {  // down's items of Rows output rows; Warps (> 0) a CTA, one CTA an SM
+template <int Rows>
+struct down_rows_knob {  // down's items of Rows output rows
   static constexpr int moe_down_rows = Rows;
 };
-template <int Rows, int Warps>
-  requires(Warps > 0)
-struct down_knob<Rows, Warps> {
-  static constexpr int moe_down_rows = Rows, moe_down_warps = Warps, moe_down_min_ctas = 1;
+template <>
+struct down_rows_knob<0> {};
+template <int Warps>
+struct down_warps_knob {  // down's CTAs of Warps warps, one an SM
+  static constexpr int moe_down_warps = Warps, moe_down_min_ctas = 1;
 };
 template <>
-struct down_knob<0, 0> {};
+struct down_warps_knob<0> {};
 template <int Dual>
 struct dual_knob {  // down's windows take two routed passes or one (streaming.hpp config::dual_units)
   static constexpr bool moe_down_dual_units = Dual != 0;
@@ -138,7 +139,8 @@ struct dual_knob<-1> {};
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
           int DownWarps = 0, int Dual = -1>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
-                        fused_knob<Fused>, warps_knob<Warps>, down_knob<DownRows, DownWarps>, dual_knob<Dual> {
+                        fused_knob<Fused>, warps_knob<Warps>, down_rows_knob<DownRows>, down_warps_knob<DownWarps>,
+                        dual_knob<Dual> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -158,8 +160,10 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// preset until session 22; config::dual_units: the q2 down pass's routed windows, 2 rows of 8
 /// Q2_K blocks, spent ~390 warp instructions a window outside their ~300 of chunk steps, ncu
 /// session 22 call 4), and of two at every tier, with mid_act's 64 KB copy (one CTA an SM at 2-4
-/// rows beside the doubled rings) and without (call 8 chose two at 5-8). Call 2 timed down items
-/// of 4 rows: 4-12% slower at 1-8 rows (half the items, so half the warps idle).
+/// rows beside the doubled rings) and without (call 8 chose two at 5-8); and down with one-pass
+/// windows in one 16-warp CTA an SM with a 160 KB mid_act budget (mid_act in shared memory at 5-7
+/// rows: the down pass's long-scoreboard stalls at 8 rows, call 4). Call 2 timed down items of 4
+/// rows: 4-12% slower at 1-8 rows (half the items, so half the warps idle).
 /// Session 21 timed x from global memory, IQ2_XXS's fused decode_dot at every tier and at none,
 /// and 16 warps in one CTA an SM (PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
@@ -173,7 +177,8 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 using mxfp4_variants = ordo::meta::type_list<>;
 using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 0>,
                                           preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1>,
-                                          preset_variant<0, 1, false, 0, -1, -1, 0, 0, 0, 1>>;
+                                          preset_variant<0, 1, false, 0, -1, -1, 0, 0, 0, 1>,
+                                          preset_variant<0, 1, false, 160, -1, -1, 0, 0, 16, 0>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

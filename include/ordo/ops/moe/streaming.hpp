@@ -442,6 +442,13 @@ ORDO_HD inline bool stage_mid_act(const problem& p, std::size_t budget) {
     return staged_act_bytes(R * (p.n_used + 1), p.n_ff / D::dot_elems) <= budget;
   else return false;
 }
+/// Whether `bytes` from `src` go to shared memory as a copy in 16-byte granules within `budget`
+/// (src by reference: read only once the sizes pass, as the tests were written before, so the
+/// kernels' machine code stays what the device gated).
+template <class Ptr>
+ORDO_HD ORDO_FORCEINLINE bool copies_in_granules(std::size_t bytes, const Ptr& src, std::size_t budget) {
+  return bytes <= budget && bytes % 16 == 0 && (reinterpret_cast<std::uintptr_t>(src) & 15) == 0;
+}
 /// Bytes of p's mid_act rows, every row's n_used + 1 slots (they lie contiguous).
 ORDO_HD inline std::size_t mid_act_copy_bytes(const problem& p) {
   return std::size_t(p.rows) * std::size_t(p.n_used + 1) * p.mid_act_row_bytes;
@@ -455,10 +462,11 @@ template <class D>
 ORDO_HD inline bool copy_mid_act(const problem& p, std::size_t budget) {
   if constexpr (int8_blocks<D>) return false;
   else {
-    const std::size_t bytes = mid_act_copy_bytes(p);
-    return bytes <= budget && bytes % 16 == 0 && (reinterpret_cast<std::uintptr_t>(p.mid_act) & 15) == 0;
+    return copies_in_granules(mid_act_copy_bytes(p), p.mid_act, budget);
   }
 }
+/// Bytes of p's routed x rows (they lie contiguous).
+ORDO_HD inline std::size_t x_routed_copy_bytes(const problem& p) { return std::size_t(p.rows) * p.x_routed_row_bytes; }
 /// Whether gate_up copies p's routed x rows as they lie into shared memory (once per CTA; chunk
 /// formats, which read each activation block where it lies: the routed passes then read the copy),
 /// where they fit `budget` bytes (config::x_copy_budget) and lie in 16-byte granules: the q2
@@ -469,8 +477,7 @@ template <class GU>
 ORDO_HD inline bool copy_x_routed(const problem& p, std::size_t budget) {
   if constexpr (int8_blocks<GU>) return false;  // staged instead
   else {
-    const std::size_t bytes = std::size_t(p.rows) * p.x_routed_row_bytes;
-    return bytes <= budget && bytes % 16 == 0 && (reinterpret_cast<std::uintptr_t>(p.x_routed) & 15) == 0;
+    return copies_in_granules(x_routed_copy_bytes(p), p.x_routed, budget);
   }
 }
 template <class GU, class S>
@@ -499,7 +506,7 @@ inline std::size_t gate_up_smem(const problem& p) {
   using GU = typename L::gate_up;
   using S = typename L::shared;
   using cfg = config<Policy, L, R>;
-  const std::size_t x_copy = copy_x_routed<GU>(p, cfg::x_copy_budget) ? std::size_t(p.rows) * p.x_routed_row_bytes : 0;
+  const std::size_t x_copy = copy_x_routed<GU>(p, cfg::x_copy_budget) ? x_routed_copy_bytes(p) : 0;
   return cta_head_bytes<R, cfg::warps, cfg::stages> + std::size_t(cfg::warps) * cfg::stages * 2 * cfg::gate_up_out_rows * row_stage_bytes_of_both<GU, S> +
          gate_up_act_bytes<L, R>(p) + tables_bytes<window_tables<GU, cfg::iq2_tables>> + x_copy;
 }
@@ -876,7 +883,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
   std::byte* x_copy = acts + gate_up_act_bytes<L, R>(p) + tables_bytes<tables_t>;
   if (x_copied)
     qmv::copy_granules_cta(reinterpret_cast<uint4*>(x_copy), reinterpret_cast<const uint4*>(p.x_routed),
-                           std::size_t(p.rows) * p.x_routed_row_bytes);
+                           x_routed_copy_bytes(p));
   const std::byte* x_routed = x_copied ? x_copy : p.x_routed;
   __syncthreads();
 

@@ -130,6 +130,12 @@ struct dual_knob {  // down's windows take two routed passes or one (streaming.h
 };
 template <>
 struct dual_knob<-1> {};
+template <bool Narrow>
+struct narrow_stage_knob {  // down's ring rows sized for the shared format's window (config::down_stage_row_bytes)
+  static constexpr bool moe_down_narrow_stage = true;
+};
+template <>
+struct narrow_stage_knob<false> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
@@ -137,10 +143,10 @@ struct dual_knob<-1> {};
 /// fused decode_dot off or on at every tier, -1 the preset's rule; Warps: that many warps in one
 /// CTA an SM, 0 the preset's shape).
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
-          int DownWarps = 0, int Dual = -1>
+          int DownWarps = 0, int Dual = -1, bool NarrowStage = false>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
                         fused_knob<Fused>, warps_knob<Warps>, down_rows_knob<DownRows>, down_warps_knob<DownWarps>,
-                        dual_knob<Dual> {
+                        dual_knob<Dual>, narrow_stage_knob<NarrowStage> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -152,7 +158,8 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (Warps == 0 ? "" : ", " + std::to_string(Warps) + " warps in one CTA an SM") +
            (DownRows == 0 ? "" : ", down items of " + std::to_string(DownRows) + " rows") +
            (DownWarps == 0 ? "" : ", down " + std::to_string(DownWarps) + " warps in one CTA an SM") +
-           (Dual < 0 ? "" : Dual ? ", down windows of two routed passes" : ", down windows of one pass");
+           (Dual < 0 ? "" : Dual ? ", down windows of two routed passes" : ", down windows of one pass") +
+           (NarrowStage ? ", down slot rows of the Q8_0 window" : "");
   }
 };
 /// Session 22's lists: none for mxfp4 (session 21 timed the decoder picked by the tier and routed
@@ -160,10 +167,13 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// preset until session 22; config::dual_units: the q2 down pass's routed windows, 2 rows of 8
 /// Q2_K blocks, spent ~390 warp instructions a window outside their ~300 of chunk steps, ncu
 /// session 22 call 4), and of two at every tier, with mid_act's 64 KB copy (one CTA an SM at 2-4
-/// rows beside the doubled rings) and without (call 8 chose two at 5-8); and down with one-pass
-/// windows in one 16-warp CTA an SM with a 160 KB mid_act budget (mid_act in shared memory at 5-7
-/// rows: the down pass's long-scoreboard stalls at 8 rows, call 4). Call 2 timed down items of 4
-/// rows: 4-12% slower at 1-8 rows (half the items, so half the warps idle).
+/// rows beside the doubled rings) and without (call 8 chose two at 5-8); and, with down's slot
+/// rows sized for the Q8_0 window (1104 bytes where Q2_K's 16-block window wants 1360;
+/// config::down_stage_row_bytes), one-pass windows in one 16-warp CTA an SM with a 160 KB
+/// mid_act budget (mid_act in shared memory at 5-8 rows: the down pass's long-scoreboard stalls
+/// at 8 rows, call 4), and two-pass windows beside mid_act's 64 KB copy (two CTAs an SM still at
+/// 2 rows). Call 2 timed down items of 4 rows: 4-12% slower at 1-8 rows (half the items, so half
+/// the warps idle).
 /// Session 21 timed x from global memory, IQ2_XXS's fused decode_dot at every tier and at none,
 /// and 16 warps in one CTA an SM (PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
@@ -178,7 +188,8 @@ using mxfp4_variants = ordo::meta::type_list<>;
 using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 0>,
                                           preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1>,
                                           preset_variant<0, 1, false, 0, -1, -1, 0, 0, 0, 1>,
-                                          preset_variant<0, 1, false, 160, -1, -1, 0, 0, 16, 0>>;
+                                          preset_variant<0, 1, false, 160, -1, -1, 0, 0, 16, 0, true>,
+                                          preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1, true>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

@@ -87,19 +87,22 @@ inline constexpr int row_stage_bytes_of_both = row_stage_bytes<A> > row_stage_by
 /// Dot blocks of F a ring slot's row of SRB bytes takes at a time: int8-block formats as many
 /// 32-block windows as fit (MXFP4's 17-byte blocks: two in a slot sized for the shared expert's
 /// Q8_0, so its rows come in half the requests, waits and cursor steps, with twice the bytes in
-/// flight), chunk formats their whole row.
+/// flight), chunk formats their whole row, of at most chunk_window_blocks and what the slot holds.
 template <class F, int SRB>
 inline constexpr int slot_blocks = [] {
   if constexpr (int8_blocks<F>) {
     constexpr int windows = (SRB - 16) / (window_blocks * F::block_bytes);
     return window_blocks * (windows > 0 ? windows : 1);
-  } else return chunk_window_blocks;
+  } else {
+    constexpr int held = (SRB - 16) / F::block_bytes;
+    return held < chunk_window_blocks ? held : chunk_window_blocks;
+  }
 }();
 /// Slot windows of a row of nb dot blocks of F (0: the row does not fit the stage).
 template <class F, int SRB>
 ORDO_HD constexpr int windows_of(int nb) {
   if constexpr (int8_blocks<F>) return (nb + slot_blocks<F, SRB> - 1) / slot_blocks<F, SRB>;
-  else return nb <= chunk_window_blocks ? 1 : 0;
+  else return nb <= slot_blocks<F, SRB> ? 1 : 0;
 }
 
 /// Blocks in slot window j of a row of nb blocks, wblk blocks a slot window (fewer at the row's end).
@@ -303,6 +306,16 @@ struct config {
   }();
   /// Rows of a down ring slot: the item's rows, twice with dual_units.
   static constexpr int down_slot_rows = dual_units ? 2 * down_rows : down_rows;
+  /// Bytes of a down ring slot's row: room for the longer of the down and shared formats' windows,
+  /// or with moe_down_narrow_stage (chunk down formats) the shared format's alone, so a chunk row
+  /// streams only where it fits that (DS4's Q2_K rows of 8 blocks, 672 bytes, in the Q8_0 window's
+  /// 1104 where Q2_K's own 16-block window wants 1360; a longer row runs the generic down pass).
+  /// By default off.
+  static constexpr int down_stage_row_bytes = [] {
+    if constexpr (chunk_blocks<typename L::down> && requires { Policy::moe_down_narrow_stage; })
+      if (Policy::moe_down_narrow_stage) return row_stage_bytes<typename L::shared>;
+    return row_stage_bytes_of_both<typename L::down, typename L::shared>;
+  }();
   /// Where an IQ2_XXS window's decode finds its tables (moe_iq2_tables; qmv/int_chunk_decoders.hpp):
   /// 0 the format's (the grid in global memory, the sign masks computed), 1 a copy of the grid in
   /// the CTA's shared memory, 2 copies of the grid and of the sign masks. By default 1 (gated as
@@ -522,7 +535,7 @@ inline std::size_t down_smem(const problem& p) {
     mid = mid_act_copy_bytes(p);
   }
   return cta_head_bytes<R, cfg::down_warps, cfg::down_stages> +
-         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_slot_rows * row_stage_bytes_of_both<D, S> +
+         std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_slot_rows * cfg::down_stage_row_bytes +
          down_partial_bytes<R, cfg::down_warps, cfg::down_rows> + mid;
 }
 
@@ -984,7 +997,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   using D = typename L::down;
   using S = typename L::shared;
   using cfg = config_of<Kernel>;
-  constexpr int R = built_rows<Kernel>, RW = cfg::down_rows, SRB = row_stage_bytes_of_both<D, S>;
+  constexpr int R = built_rows<Kernel>, RW = cfg::down_rows, SRB = cfg::down_stage_row_bytes;
   constexpr int PR = cfg::routed_pairs, warps = cfg::down_warps, stages = cfg::down_stages;
   constexpr bool dual = cfg::dual_units;
   constexpr int RS = cfg::down_slot_rows;  // a slot's rows: RW, or RW of each of two routed passes (dual)
@@ -1314,7 +1327,10 @@ template <class Kernel>
 bool launch_down(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
   using cfg = config_of<Kernel>;
-  if (!fits<L>(p)) return false;
+  constexpr int srb = cfg::down_stage_row_bytes;  // fits() asks of the default slot rows
+  if (!fits<L>(p) || windows_of<typename L::down, srb>(p.n_ff / L::down::dot_elems) == 0 ||
+      windows_of<typename L::shared, srb>(p.n_ff / L::shared::dot_elems) == 0)
+    return false;
   return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
                                                                   down_smem<L, built_rows<Kernel>, typename Kernel::policy>(p), stream);
 }

@@ -162,6 +162,35 @@ TEST(moe_streaming, the_q2_down_pass_takes_two_routed_passes_a_window) {
             (std::size_t(8) * 2 * 2 * streaming::row_stage_bytes_of_both<quant::q2_k, quant::q8_0>));
 }
 
+struct narrow_stage_policy : ordo::tune::defaults::qmv::policy {
+  static constexpr bool moe_down_narrow_stage = true;
+  static constexpr int moe_down_warps = 16, moe_down_min_ctas = 1;
+  static constexpr std::size_t moe_mid_act_budget = 160 * 1024;
+  static constexpr bool moe_down_dual_units = false;
+};
+TEST(moe_streaming, the_q2_down_ring_can_take_rows_of_the_q8_0_window) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  // by default a chunk window holds 16 blocks, whichever ring (Q2_K's 1360-byte rows, IQ2_XXS's 1104)
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::down_stage_row_bytes), 1360);
+  EXPECT_EQ((streaming::slot_blocks<quant::q2_k, 1360>), 16);
+  EXPECT_EQ((streaming::slot_blocks<quant::iq2_xxs, streaming::row_stage_bytes_of_both<quant::iq2_xxs, quant::q8_0>>), 16);
+  // moe_down_narrow_stage: Q8_0's 1104 bytes hold 12 Q2_K blocks, so DS4's 8-block rows stream and
+  // a 16-block row does not
+  using narrow = streaming::config<narrow_stage_policy, q2_layout, 8>;
+  EXPECT_EQ(narrow::down_stage_row_bytes, 1104);
+  EXPECT_EQ((streaming::windows_of<quant::q2_k, 1104>(8)), 1);
+  EXPECT_EQ((streaming::windows_of<quant::q2_k, 1104>(12)), 1);
+  EXPECT_EQ((streaming::windows_of<quant::q2_k, 1104>(13)), 0);
+  EXPECT_EQ((streaming::windows_of<quant::q8_0, 1104>(64)), 2);
+  // int8-block down formats keep theirs
+  EXPECT_EQ((streaming::config<narrow_stage_policy, mxfp4_layout, 8>::down_stage_row_bytes),
+            (streaming::row_stage_bytes_of_both<quant::mxfp4, quant::q8_0>));
+  // so one 16-warp CTA holds its rings and all of mid_act at 8 rows within sm_90's 227 KB
+  const problem p8 = ds4_down_shape<q2_layout>(8, 0x1000);
+  EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(p8, narrow::mid_act_budget));
+  EXPECT_LE((streaming::down_smem<q2_layout, 8, narrow_stage_policy>(p8)), std::size_t(227) * 1024);
+}
+
 TEST(moe_streaming, the_q2_down_pass_copies_mid_act_where_it_fits) {
   using plain = ordo::tune::defaults::qmv::policy;
   constexpr std::size_t budget = streaming::config<plain, q2_layout, 1>::mid_act_budget;

@@ -610,6 +610,16 @@ struct issued_windows {
   }
 };
 
+/// The down cursor's second routed pass (config::dual_units; none without): its pass (0: none),
+/// unit, first pair and down matrix. Apart, so the one-pass cursor is what it was.
+template <bool Dual>
+struct second_pass_fields {};
+template <>
+struct second_pass_fields<true> {
+  int k2, u2, j02;
+  const std::byte* base2;
+};
+
 /// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats), already in
 /// the decoder's arrangement: pair jj reads staged row row_of[jj].
 template <int R>
@@ -1023,14 +1033,22 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 
   // A warp walks its items (row groups) first, first + stride, ...; in each, every pass (the
   // shared one first), window by window. A cursor is where it is.
-  struct cursor {
+  struct cursor_fields {
     int g, k, u, j0, j, slot;  // row group, pass, its unit and first pair, window, ring slot
     unsigned phase;            // the parity of the ring's turn at slot
     int windows, nb, block_bytes, wblk;  // the unit's slot windows a row, blocks a row, bytes a block, blocks a slot window
     const std::byte* base;     // the unit's down matrix
     std::size_t row_bytes;
-    int k2, u2, j02;           // dual: the second routed pass of the window, its unit and pair (k2 0: none)
-    const std::byte* base2;    // dual: its unit's down matrix
+  };
+  struct cursor : cursor_fields, second_pass_fields<dual> {};
+  // whether window c has a second pass; the pass it ends its item's walk at
+  auto has_second = [](const cursor& c) {
+    if constexpr (dual) return c.k2 > 0;
+    else return false;
+  };
+  auto last_pass_of = [](const cursor& c) {
+    if constexpr (dual) return c.k2 > 0 ? c.k2 : c.k;
+    else return c.k;
   };
   auto settle = [&](cursor& c) {  // the unit and window shape of pass c.k (pass 0: no table read)
     while (c.k > 0 && c.u + 1 < table.units && table.first[c.u + 1] <= c.k) ++c.u;
@@ -1053,7 +1071,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     }
   };
   auto start = [&](cursor& c) {
-    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0, c.k2 = 0;
+    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0;
+    if constexpr (dual) c.k2 = 0;
     settle(c);
   };
   auto advance = [&](cursor& c) {
@@ -1066,18 +1085,26 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     settle(c);
   };
   // the window of row rr of the slot: the pass's row rr (rr < RW), or (dual) the second pass's row rr - RW
+  // (one pass: the expression as it was, so its machine code is what the device gated)
   auto window_start = [](const cursor& c, int rr) {
-    const std::byte* base = dual && rr >= RW ? c.base2 : c.base;
-    return base + std::size_t(c.g * RW + rr % RW) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
+    if constexpr (dual) {
+      const std::byte* base = rr >= RW ? c.base2 : c.base;
+      return base + std::size_t(c.g * RW + rr % RW) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
+    } else {
+      return c.base + std::size_t(c.g * RW + rr) * c.row_bytes + std::size_t(c.j) * c.wblk * c.block_bytes;
+    }
   };
   auto window_count = [](const cursor& c) { return slot_window_count(c.nb, c.j, c.wblk); };
   auto issue = [&](const cursor& c) {
     const std::byte* start[RS];
     int bytes[RS];
 #pragma unroll
-    for (int rr = 0; rr < RS; ++rr)
-      start[rr] = c.g * RW + rr % RW < p.n_embd && (rr < RW || c.k2 > 0) ? window_start(c, rr) : nullptr,
-      bytes[rr] = window_count(c) * c.block_bytes;
+    for (int rr = 0; rr < RS; ++rr) {
+      bool present;  // a row inside n_embd, of a pass the window has
+      if constexpr (dual) present = c.g * RW + rr % RW < p.n_embd && (rr < RW || has_second(c));
+      else present = c.g * RW + rr < p.n_embd;
+      start[rr] = present ? window_start(c, rr) : nullptr, bytes[rr] = window_count(c) * c.block_bytes;
+    }
     ring.request(c.slot, c.g < groups, start, bytes, lane);
   };
   // As gate_up: every item's first pass is the shared expert's, whose windows are requested before
@@ -1206,14 +1233,13 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     else unit_terms(std::false_type{});
 
     if (cur.j == cur.windows - 1) {
-      // pair jj's sum of row rr into its (row, slot) place
-      auto place = [&](int rr, int jj, float v) {
-        if (jj < live && o0 + rr < p.n_embd) {
-          const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
-          part[rr][code / slots_per_row][code % slots_per_row] = v;
-        }
-      };
       if constexpr (dual) {
+        auto place = [&](int rr, int jj, float v) {  // the shared pass's pair jj, as below
+          if (jj < live && o0 + rr < p.n_embd) {
+            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
+            part[rr][code / slots_per_row][code % slots_per_row] = v;
+          }
+        };
         if (cur.u == 0) {
           combine_pass<RW, R>(acc, lane, place);
         } else {
@@ -1243,6 +1269,14 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           }
         }
       } else {
+        // pair jj's sum of row rr into its (row, slot) place (written here, as before the two-pass
+        // windows: defined ahead of these branches, it changed the one-pass kernels' machine code)
+        auto place = [&](int rr, int jj, float v) {
+          if (jj < live && o0 + rr < p.n_embd) {
+            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
+            part[rr][code / slots_per_row][code % slots_per_row] = v;
+          }
+        };
         if (cur.u == 0) {
           combine_pass<RW, R>(acc, lane, place);
         } else {
@@ -1252,7 +1286,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           combine_pass<RW, PR>(a, lane, place);
         }
       }
-      if ((dual && cur.k2 > 0 ? cur.k2 : cur.k) == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
+      if (last_pass_of(cur) == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
         __syncwarp();
         for (int v = lane; v < RW * p.rows; v += 32) {
           const int rr = v / p.rows, i = v % p.rows;

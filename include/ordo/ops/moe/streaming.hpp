@@ -620,6 +620,14 @@ struct second_pass_fields<true> {
   const std::byte* base2;
 };
 
+/// The down pass's partial of row rr for unit u's pair j into its (row, slot) place.
+template <int R>
+ORDO_DEVICE ORDO_FORCEINLINE void store_partial(float (*part)[R][slots_per_row], const unit_list<R>& ul, const problem& p, int u, int j,
+                                                int rr, float v) {
+  const int code = unit_pair(ul, p, u, j);
+  part[rr][code / slots_per_row][code % slots_per_row] = v;
+}
+
 /// A pass's activation rows staged in shared memory (gate_up's x, int8-block formats), already in
 /// the decoder's arrangement: pair jj reads staged row row_of[jj].
 template <int R>
@@ -1235,10 +1243,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     if (cur.j == cur.windows - 1) {
       if constexpr (dual) {
         auto place = [&](int rr, int jj, float v) {  // the shared pass's pair jj, as below
-          if (jj < live && o0 + rr < p.n_embd) {
-            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
-            part[rr][code / slots_per_row][code % slots_per_row] = v;
-          }
+          if (jj < live && o0 + rr < p.n_embd) store_partial(part, ul, p, cur.u, cur.j0 + jj, rr, v);
         };
         if (cur.u == 0) {
           combine_pass<RW, R>(acc, lane, place);
@@ -1272,10 +1277,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
         // pair jj's sum of row rr into its (row, slot) place (written here, as before the two-pass
         // windows: defined ahead of these branches, it changed the one-pass kernels' machine code)
         auto place = [&](int rr, int jj, float v) {
-          if (jj < live && o0 + rr < p.n_embd) {
-            const int code = unit_pair(ul, p, cur.u, cur.j0 + jj);
-            part[rr][code / slots_per_row][code % slots_per_row] = v;
-          }
+          if (jj < live && o0 + rr < p.n_embd) store_partial(part, ul, p, cur.u, cur.j0 + jj, rr, v);
         };
         if (cur.u == 0) {
           combine_pass<RW, R>(acc, lane, place);

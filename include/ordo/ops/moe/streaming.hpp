@@ -620,6 +620,14 @@ struct second_pass_fields<true> {
   const std::byte* base2;
 };
 
+/// f(width) with the most pairs a pass of unit u takes as a compile-time constant (pass_pairs):
+/// a routed pass's work is built for PR pairs, the shared expert's for R.
+template <int R, int PR, class Fn>
+ORDO_DEVICE ORDO_FORCEINLINE void with_pass_width(int u, Fn&& f) {
+  if (PR == R || u == 0) f(std::integral_constant<int, R>{});
+  else f(std::integral_constant<int, PR>{});
+}
+
 /// The down pass's partial of row rr for unit u's pair j into its (row, slot) place.
 template <int R>
 ORDO_DEVICE ORDO_FORCEINLINE void store_partial(float (*part)[R][slots_per_row], const unit_list<R>& ul, const problem& p, int u, int j,
@@ -936,8 +944,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
         for (int jj = 0; jj < decltype(pairs)::value; ++jj)
           row_of[jj] = jj < live ? unit_pair(ul, p, cur.u, cur.j0 + jj) / slots_per_row : 0;
       };
-      if (PR == R || cur.u == 0) fill_rows(std::integral_constant<int, R>{});
-      else fill_rows(std::integral_constant<int, PR>{});
+      with_pass_width<R, PR>(cur.u, fill_rows);
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
     }
@@ -993,8 +1000,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::warps * 32,
           }
         });
       };
-      if (PR == R || cur.u == 0) finish(std::integral_constant<int, R>{});
-      else finish(std::integral_constant<int, PR>{});
+      with_pass_width<R, PR>(cur.u, finish);
     }
     issued.push_pop(in);
     advance(in);
@@ -1169,8 +1175,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
         for (int jj = 0; jj < decltype(pairs)::value; ++jj)
           slot[jj] = jj < live ? int(slot_index(p, unit_pair(ul, p, cur.u, cur.j0 + jj))) : 0;
       };
-      if (PR == R || cur.u == 0) fill_slots(std::integral_constant<int, R>{});
-      else fill_slots(std::integral_constant<int, PR>{});
+      with_pass_width<R, PR>(cur.u, fill_slots);
 #pragma unroll
       for (int v = 0; v < RW * R; ++v) acc[v] = 0.0f;
       if constexpr (dual) {
@@ -1307,8 +1312,9 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 
 /// Whether the streamed passes can read p: every weight tensor 16-byte aligned with rows (and
 /// experts) at offsets its format's reader accepts (int8 decoders: decoder::row_bytes_ok; chunk
-/// formats: 4-byte multiples), rows that fit the stage, activation and mid_act rows 4-byte aligned.
-template <class L>
+/// formats: 4-byte multiples), rows that fit the stage (down's slot rows of DownSRB bytes,
+/// config::down_stage_row_bytes), activation and mid_act rows 4-byte aligned.
+template <class L, int DownSRB = row_stage_bytes_of_both<typename L::down, typename L::shared>>
 inline bool fits(const problem& p) {
   using GU = typename L::gate_up;
   using D = typename L::down;
@@ -1324,7 +1330,7 @@ inline bool fits(const problem& p) {
     return a16(t.data) && stride_ok(format, t.row_bytes) && stride_ok(format, t.expert_bytes);
   };
   auto shared = [&](const matrix& m) { return a16(m.data) && stride_ok(S{}, m.row_bytes); };
-  constexpr int gu_srb = row_stage_bytes_of_both<GU, S>, d_srb = row_stage_bytes_of_both<D, S>;
+  constexpr int gu_srb = row_stage_bytes_of_both<GU, S>, d_srb = DownSRB;
   return windows_of<GU, gu_srb>(p.n_embd / GU::dot_elems) > 0 && windows_of<S, gu_srb>(p.n_embd / S::dot_elems) > 0 &&
          windows_of<D, d_srb>(p.n_ff / D::dot_elems) > 0 && windows_of<S, d_srb>(p.n_ff / S::dot_elems) > 0 && routed(p.gate, GU{}) &&
          routed(p.up, GU{}) && routed(p.down, D{}) && shared(p.shared_gate) && shared(p.shared_up) && shared(p.shared_down) &&
@@ -1363,10 +1369,7 @@ template <class Kernel>
 bool launch_down(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
   using cfg = config_of<Kernel>;
-  constexpr int srb = cfg::down_stage_row_bytes;  // fits() asks of the default slot rows
-  if (!fits<L>(p) || windows_of<typename L::down, srb>(p.n_ff / L::down::dot_elems) == 0 ||
-      windows_of<typename L::shared, srb>(p.n_ff / L::shared::dot_elems) == 0)
-    return false;
+  if (!fits<L, cfg::down_stage_row_bytes>(p)) return false;
   return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
                                                                   down_smem<L, built_rows<Kernel>, typename Kernel::policy>(p), stream);
 }

@@ -401,7 +401,7 @@ template <int R, int Warps, int Stages>
 inline constexpr std::size_t cta_head_bytes = head_bytes<R> + round16(std::size_t(Warps) * Stages * sizeof(std::uint64_t));
 
 /// Whether every window of p's weight rows starts and ends on a 16-byte boundary, so bulk copies
-/// can bring it (bulk_copy.hpp): the tensors are 16-byte aligned (fits), so row and expert strides,
+/// can bring it (bulk_copy.hpp): the tensors are 16-byte aligned (can_stream), so row and expert strides,
 /// whole windows and each row's data must be 16-byte multiples. DS4's rows are; odd test shapes
 /// take the cp.async path.
 template <class L>
@@ -1315,7 +1315,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 /// formats: 4-byte multiples), rows that fit the stage (down's slot rows of DownSRB bytes,
 /// config::down_stage_row_bytes), activation and mid_act rows 4-byte aligned.
 template <class L, int DownSRB = row_stage_bytes_of_both<typename L::down, typename L::shared>>
-inline bool fits(const problem& p) {
+inline bool can_stream(const problem& p) {
   using GU = typename L::gate_up;
   using D = typename L::down;
   using S = typename L::shared;
@@ -1357,7 +1357,7 @@ template <class Kernel>
 bool launch_gate_up(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
   using cfg = config_of<Kernel>;
-  if (!fits<L>(p)) return false;
+  if (!can_stream<L>(p)) return false;
   // work items: at most (1 + rows · n_used) passes (the shared one, and a routed unit per pair) × row groups
   const long items = (1 + long(p.rows) * p.n_used) * ((p.n_ff + cfg::gate_up_out_rows - 1) / cfg::gate_up_out_rows);
   return launch_persistent<&gate_up_kernel<Kernel>, cfg::warps>(
@@ -1369,7 +1369,7 @@ template <class Kernel>
 bool launch_down(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
   using cfg = config_of<Kernel>;
-  if (!fits<L, cfg::down_stage_row_bytes>(p)) return false;
+  if (!can_stream<L, cfg::down_stage_row_bytes>(p)) return false;
   return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
                                                                   down_smem<L, built_rows<Kernel>, typename Kernel::policy>(p), stream);
 }

@@ -8,7 +8,7 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at the tiers of variant_tiers (now 1, 2, 4-8, 16), to choose the preset's. They run
+// preset's, at the tiers of variant_tiers (now 1-8 and 16), to choose the preset's. They run
 // the same operations in the same order, so only speed may differ: each variant's step output is
 // compared bit for bit with the preset's on the same routing at each tier, and a difference fails
 // the run (exit 1). The GPU tests check the preset's against the CPU executor.
@@ -136,6 +136,24 @@ struct narrow_stage_knob {  // down's ring rows sized for the shared format's wi
 };
 template <>
 struct narrow_stage_knob<false> {};
+template <int Stages>
+struct down_stages_knob {  // down's ring buffers a warp (config::down_stages; Stages − 1 windows in flight)
+  static constexpr int moe_down_stages = Stages;
+};
+template <>
+struct down_stages_knob<0> {};
+template <int Ctas>
+struct down_ctas_knob {  // down's CTAs an SM must hold (config::down_min_ctas: caps its registers)
+  static constexpr int moe_down_min_ctas = Ctas;
+};
+template <>
+struct down_ctas_knob<0> {};
+template <int Split>
+struct down_split_knob {  // down items walked by Split warps, every Split-th pass each (config::down_split)
+  static constexpr int moe_down_split = Split;
+};
+template <>
+struct down_split_knob<0> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
@@ -143,10 +161,12 @@ struct narrow_stage_knob<false> {};
 /// fused decode_dot off or on at every tier, -1 the preset's rule; Warps: that many warps in one
 /// CTA an SM, 0 the preset's shape).
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
-          int DownWarps = 0, int Dual = -1, bool NarrowStage = false>
+          int DownWarps = 0, int Dual = -1, bool NarrowStage = false, int DownStages = 0,
+          int DownCtas = 0, int DownSplit = 0>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
                         fused_knob<Fused>, warps_knob<Warps>, down_rows_knob<DownRows>, down_warps_knob<DownWarps>,
-                        dual_knob<Dual>, narrow_stage_knob<NarrowStage> {
+                        dual_knob<Dual>, narrow_stage_knob<NarrowStage>, down_stages_knob<DownStages>,
+                        down_ctas_knob<DownCtas>, down_split_knob<DownSplit> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -159,21 +179,35 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (DownRows == 0 ? "" : ", down items of " + std::to_string(DownRows) + " rows") +
            (DownWarps == 0 ? "" : ", down " + std::to_string(DownWarps) + " warps in one CTA an SM") +
            (Dual < 0 ? "" : Dual ? ", down windows of two routed passes" : ", down windows of one pass") +
-           (NarrowStage ? ", down slot rows of the Q8_0 window" : "");
+           (NarrowStage ? ", down slot rows of the Q8_0 window" : "") +
+           (DownStages == 0 ? "" : ", " + std::to_string(DownStages) + " down ring stages") +
+           (DownCtas == 0 ? "" : ", down CTAs of " + std::to_string(DownCtas) + " an SM") +
+           (DownSplit == 0 ? "" : ", down items split over " + std::to_string(DownSplit) + " warps");
   }
 };
-/// Session 22's lists: none for mxfp4 (session 21 timed the decoder picked by the tier and routed
-/// passes of 2 pairs at every tier); q2 with down windows of one routed pass at every tier (the
-/// preset until session 22; config::dual_units: the q2 down pass's routed windows, 2 rows of 8
-/// Q2_K blocks, spent ~390 warp instructions a window outside their ~300 of chunk steps, ncu
-/// session 22 call 4), and of two at every tier, with mid_act's 64 KB copy (one CTA an SM at 2-4
-/// rows beside the doubled rings) and without (call 8 chose two at 5-8); and, with down's slot
-/// rows sized for the Q8_0 window (1104 bytes where Q2_K's 16-block window wants 1360;
-/// config::down_stage_row_bytes), one-pass windows in one 16-warp CTA an SM with a 160 KB
-/// mid_act budget (mid_act in shared memory at 5-8 rows: the down pass's long-scoreboard stalls
-/// at 8 rows, call 4), and two-pass windows beside mid_act's 64 KB copy (two CTAs an SM still at
-/// 2 rows). Call 2 timed down items of 4 rows: 4-12% slower at 1-8 rows (half the items, so half
-/// the warps idle).
+/// Session 23's lists: mxfp4 with down items of 4 rows split over two warps (below) and mid_act's
+/// staging capped at 64 KB (beside narrow16's 141 KB of rings at 4 rows a slot); session 21 timed
+/// the decoder picked by the tier and routed passes of 2 pairs at every tier. q2: session 22's two variants that were built and never run
+/// (with down's slot rows sized for the Q8_0 window, 1104 bytes where Q2_K's 16-block window wants
+/// 1360, config::down_stage_row_bytes: one-pass windows in one 16-warp CTA an SM with a 160 KB
+/// mid_act budget, so mid_act sits in shared memory at 5-8 rows; two-pass windows beside mid_act's
+/// 64 KB copy), and more windows in flight a warp: the q2 down pass at 8 rows waited on its loads
+/// (ncu, session 22 call 4: wait, long and short scoreboard 61% of the stall samples, occupancy
+/// 25%: 16 warps an SM, each one 1344-byte window in flight beside the one it computes). So 3 down
+/// ring stages with the preset's slot rows, and 3 and 4 with the narrow ones (which keep two CTAs
+/// an SM where the wide rows would not: two-pass windows at 3 stages take 8 · 3 · 4 · 1104 bytes,
+/// 106 KB a CTA), with the preset's rule for two-pass windows and with one pass at every tier.
+/// And twice the items: a down item of 2 rows walks all ~50 passes of the step, and at DS4's
+/// 4096 rows its 2048 items already fill the 2112 warps of two CTAs an SM, so more warps alone
+/// would idle; items of one row (4096) in four down CTAs an SM (4224 warps, registers capped at
+/// 64 a thread), narrow rows at 3 stages, windows of one pass and the preset's rule. And items of
+/// 4 rows, whose windows carry twice the bytes for the same book-keeping, split over two warps
+/// (config::down_split: each walks every other pass, so 2048 walks as now): with mid_act's 64 KB
+/// copy at 1-4 rows (which then leaves one CTA an SM beside the 87 KB of rings), without it, and
+/// in narrow rows at 3 stages.
+/// Session 22 call 8 timed one-pass windows at every tier and two-pass ones with and without
+/// mid_act's copy (config::dual_units); call 2 down items of 4 rows: 4-12% slower at 1-8 rows
+/// (half the items, so half the warps idle).
 /// Session 21 timed x from global memory, IQ2_XXS's fused decode_dot at every tier and at none,
 /// and 16 warps in one CTA an SM (PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
@@ -184,12 +218,19 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 0>,
-                                          preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1>,
-                                          preset_variant<0, 1, false, 0, -1, -1, 0, 0, 0, 1>,
-                                          preset_variant<0, 1, false, 160, -1, -1, 0, 0, 16, 0, true>,
-                                          preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1, true>>;
+using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>>;
+using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 160, -1, -1, 0, 0, 16, 0, true>,
+                                          preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1, true>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 3>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, true, 3>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, true, 4>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, 0, true, 3>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, 0, true, 4>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 1, 0, 0, true, 3, 4>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 1, 0, -1, true, 3, 4>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
+                                          preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 4, 0, -1, true, 3, 0, 2>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

@@ -13,7 +13,8 @@
 ///     place, and the row's slots are summed last in steps::weighted_sum order (kernel::write_out);
 ///     where a routed pass is one pair of a chunk format whose rows are one window (the q2
 ///     layout), a window takes the rows of two passes, each dotted and placed as its own
-///     (config::dual_units);
+///     (config::dual_units); or, split (config::down_split), two warps of a CTA walk an item's
+///     passes, every other one each, and meet at a named barrier before its rows are written;
 ///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives
 ///     the lanes, or fewer at a row's end; as many whole windows a slot as its bytes hold,
 ///     slot_blocks: MXFP4 takes two in the slots sized for Q8_0) into a private ring of config::stages shared-memory
@@ -37,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "ordo/gpu/portability.hpp"
 #include "ordo/ops/moe/body.hpp"
@@ -288,6 +290,22 @@ struct config {
     }();
     return want < R ? want : R;
   }();
+  /// Warps that share a down item, each walking every down_split-th pass of it (moe_down_split;
+  /// by default 1). A down item (down_rows output rows) walks every pass of the step: at DS4's 4096
+  /// rows, items of 2 rows (2048) already fill the 2112 warps of two 8-warp CTAs an SM, and items
+  /// of 4 rows, whose windows carry twice the bytes for the same book-keeping, left half the warps
+  /// idle (session 22 call 2: the q2 step 4-12% slower at 1-8 rows). Split in two, items of 4 rows
+  /// feed every warp again. The warps of an item are neighbours in one CTA: warp h (of pair m)
+  /// walks passes h, h + split, ...; each places its pairs' partials in the pair's shared (row,
+  /// slot) places, and after a named barrier the first writes the rows out, the sum of the
+  /// slots in steps::weighted_sum order as before. Each pair's partial is its own pass's, so the
+  /// bits are the same.
+  static constexpr int down_split = [] {
+    if constexpr (requires { Policy::moe_down_split; }) return int(Policy::moe_down_split);
+    else return 1;
+  }();
+  static_assert(down_split == 1 || down_split == 2, "a down item is walked by one warp or by two");
+  static_assert(down_split == 1 || down_warps % 2 == 0, "split items pair a CTA's warps");
   /// Whether the down pass takes two routed passes a window where a routed pass is one pair of a
   /// chunk format whose rows are one window (the q2 layout): the window's rows are the item's RW
   /// rows of the first pass's expert, then RW of the second's, each pass dotted and placed as its
@@ -298,9 +316,10 @@ struct config {
   /// a window 61.6/99.9/137.2/166.5/215.0/250.6/300.8/326.3/794.6, two 62.5/113.2/155.7/191.3/
   /// 214.9/243.9/294.1/320.5/840.1 (with mid_act's 64 KB copy, which then leaves one CTA an SM at
   /// 2-4 rows), two without the copy 63.7/102.0/142.0/170.0/213.7/243.0/294.9/319.8/836.6: 2% at
-  /// 6-8 rows, slower where mid_act is copied (1-4) and in chunk16's one CTA at 16.
+  /// 6-8 rows, slower where mid_act is copied (1-4) and in chunk16's one CTA at 16. Not with
+  /// down_split.
   static constexpr bool dual_units = [] {
-    if constexpr (!chunk_blocks<typename L::down> || routed_pairs != 1) return false;
+    if constexpr (!chunk_blocks<typename L::down> || routed_pairs != 1 || down_split != 1) return false;
     else if constexpr (requires { Policy::moe_down_dual_units; }) return bool(Policy::moe_down_dual_units);
     else return R >= 5 && !chunk16;
   }();
@@ -433,9 +452,10 @@ inline constexpr std::size_t tables_bytes = [] {
   if constexpr (qmv::is_iq2_copied<T>) return round16(std::size_t(T::words) * sizeof(std::uint64_t));
   else return std::size_t(0);
 }();
-/// Bytes of the down pass's partials: each warp's [RW][R][slots_per_row] floats, a 16-byte multiple.
-template <int R, int Warps, int RW>
-inline constexpr std::size_t down_partial_bytes = round16(std::size_t(Warps) * RW * R * slots_per_row * sizeof(float));
+/// Bytes of the down pass's partials: [RW][R][slots_per_row] floats for each of Walkers items in
+/// flight (a warp's, or a split item's warps' together), a 16-byte multiple.
+template <int R, int Walkers, int RW>
+inline constexpr std::size_t down_partial_bytes = round16(std::size_t(Walkers) * RW * R * slots_per_row * sizeof(float));
 
 /// Whether gate_up stages the shared expert's x apart from the routed x: when the routed format
 /// does not stage x (chunk formats read it from global memory), when the rows differ, or when the
@@ -536,7 +556,14 @@ inline std::size_t down_smem(const problem& p) {
   }
   return cta_head_bytes<R, cfg::down_warps, cfg::down_stages> +
          std::size_t(cfg::down_warps) * cfg::down_stages * cfg::down_slot_rows * cfg::down_stage_row_bytes +
-         down_partial_bytes<R, cfg::down_warps, cfg::down_rows> + mid;
+         down_partial_bytes<R, cfg::down_warps / cfg::down_split, cfg::down_rows> + mid;
+}
+
+/// The down pass's walks (a warp's work items): its row groups of Cfg::down_rows rows, each walked by
+/// Cfg::down_split warps.
+template <class Cfg>
+inline long down_walks(const problem& p) {
+  return long((p.n_embd + Cfg::down_rows - 1) / Cfg::down_rows) * Cfg::down_split;
 }
 
 #if defined(ORDO_GPU_CUDA)
@@ -626,6 +653,21 @@ template <int R, int PR, class Fn>
 ORDO_DEVICE ORDO_FORCEINLINE void with_pass_width(int u, Fn&& f) {
   if (PR == R || u == 0) f(std::integral_constant<int, R>{});
   else f(std::integral_constant<int, PR>{});
+}
+
+/// Named barrier Id of Threads threads (bar.sync also orders their shared-memory stores).
+template <int Id, int Threads>
+ORDO_DEVICE ORDO_FORCEINLINE void named_barrier() {
+  asm volatile("bar.sync %0, %1;" ::"n"(Id), "n"(Threads) : "memory");
+}
+/// The barrier of the H warps that walk the passes of down item group m of a CTA's Groups
+/// (config::down_split): named barrier 1 + m (0 is __syncthreads'). The id is a constant in each
+/// branch: with it in a register ptxas reserves all 16 of the CTA's named barriers.
+template <int H, int Groups>
+ORDO_DEVICE ORDO_FORCEINLINE void item_warps_barrier(int m) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    ((m == I ? named_barrier<1 + I, 32 * H>() : void()), ...);
+  }(std::make_integer_sequence<int, Groups>{});
 }
 
 /// The down pass's partial of row rr for unit u's pair j into its (row, slot) place.
@@ -1025,15 +1067,18 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   constexpr int PR = cfg::routed_pairs, warps = cfg::down_warps, stages = cfg::down_stages;
   constexpr bool dual = cfg::dual_units;
   constexpr int RS = cfg::down_slot_rows;  // a slot's rows: RW, or RW of each of two routed passes (dual)
+  constexpr int H = cfg::down_split;       // warps an item (split: every H-th pass each)
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int pair = warp / H, half = warp % H;  // the item's warps, and which of them this is
   const cta_memory<R, warps, stages, stages * RS * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
   const qmv::window_ring<stages, RS, SRB> ring{mem.ring(warp), mem.ring_bars(warp), cfg::bulk && windows_in_granules<L>(p)};
   ring.init(lane);
-  // this warp's partials: [RW][R][slots_per_row]; then, where staged or copied, the pairs' mid_act rows
-  auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(warp) * RW;
-  std::byte* mid = mem.after_rings + down_partial_bytes<R, warps, RW>;
+  // this warp's (split: its item's warps') partials: [RW][R][slots_per_row]; then, where staged or
+  // copied, the pairs' mid_act rows
+  auto* part = reinterpret_cast<float(*)[R][slots_per_row]>(mem.after_rings) + std::size_t(pair) * RW;
+  std::byte* mid = mem.after_rings + down_partial_bytes<R, warps / H, RW>;
   const bool staged = stage_mid_act<D, S, R>(p, cfg::mid_act_budget);
   const bool copied = copy_mid_act<D>(p, cfg::mid_act_budget);  // the other case: never both
   const int nb_mid = p.n_ff / D::dot_elems;
@@ -1043,10 +1088,10 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 
   const int groups = (p.n_embd + RW - 1) / RW;
   int passes = 1;  // the shared pass until the pass table is built
-  const int first = int(blockIdx.x) * warps + warp, stride = int(gridDim.x) * warps;
+  const int first = int(blockIdx.x) * (warps / H) + pair, stride = int(gridDim.x) * (warps / H);
 
   // A warp walks its items (row groups) first, first + stride, ...; in each, every pass (the
-  // shared one first), window by window. A cursor is where it is.
+  // shared one first; split: passes half, half + H, ...), window by window. A cursor is where it is.
   struct cursor_fields {
     int g, k, u, j0, j, slot;  // row group, pass, its unit and first pair, window, ring slot
     unsigned phase;            // the parity of the ring's turn at slot
@@ -1085,7 +1130,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     }
   };
   auto start = [&](cursor& c) {
-    c.g = first, c.k = 0, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0;
+    c.g = first, c.k = half, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0;
     if constexpr (dual) c.k2 = 0;
     settle(c);
   };
@@ -1095,7 +1140,12 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     c.j = 0;
     if constexpr (dual)
       if (c.k2 > 0) c.k = c.k2;  // the window took both passes
-    if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
+    if constexpr (H == 1) {
+      if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
+    } else {
+      c.k += H;
+      if (c.k >= passes) c.k = half, c.u = 0, c.g += stride;
+    }
     settle(c);
   };
   // the window of row rr of the slot: the pass's row rr (rr < RW), or (dual) the second pass's row rr - RW
@@ -1123,18 +1173,20 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   };
   // As gate_up: every item's first pass is the shared expert's, whose windows are requested before
   // the wait (inside that pass: no pass is settled before the table exists); the routing and
-  // mid_act come after it.
+  // mid_act come after it. (Split: the other warp's first pass is a routed one, so it starts
+  // once the table is built.)
   qmv::dependent_launch::allow_dependents();
   cursor in;                              // the next window to request
   issued_windows<cursor, stages> issued;  // requested, not yet computed
-  start(in);
+  if (half == 0) start(in);
   int early = 0;
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)
-    if (early == t && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
+    if (early == t && (H == 1 || half == 0) && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
   qmv::dependent_launch::wait_for_predecessor();
   mem.template build<PR>(p);
-  passes = table.total();
+  passes = table.total();  // >= 2: the shared pass and a routed one (rows, n_used >= 1), so a split item's warps each have one
+  if (half > 0) start(in);
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)
     if (t >= early) issue(in), issued.w[t] = in, advance(in);
@@ -1149,6 +1201,11 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   } else if (copied) {
     qmv::copy_granules_cta(reinterpret_cast<uint4*>(mid), reinterpret_cast<const uint4*>(p.mid_act), mid_act_copy_bytes(p));
     __syncthreads();
+  }
+  if constexpr (H > 1) {  // split: every place missing until its unit writes it (then after each item)
+    if (half == 0)
+      for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
+    item_warps_barrier<H, warps / H>(pair);
   }
 
   // A pass of W pairs (the shared expert's: R; a routed unit's: PR) uses acc's first RW · W
@@ -1183,7 +1240,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 #pragma unroll
         for (int v = 0; v < RW; ++v) acc2[v] = 0.0f;
       }
-      if (cur.k == 0) {  // a new item: every slot's partial missing until its unit writes it
+      if (H == 1 && cur.k == 0) {  // a new item: every slot's partial missing until its unit writes it
         for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
         __syncwarp();
       }
@@ -1293,12 +1350,27 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
           combine_pass<RW, PR>(a, lane, place);
         }
       }
-      if (last_pass_of(cur) == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
-        __syncwarp();
-        for (int v = lane; v < RW * p.rows; v += 32) {
-          const int rr = v / p.rows, i = v % p.rows;
-          if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
+      if constexpr (H == 1) {
+        if (last_pass_of(cur) == passes - 1) {  // the item's last pass: its rows' sums, in weighted_sum order
+          __syncwarp();
+          for (int v = lane; v < RW * p.rows; v += 32) {
+            const int rr = v / p.rows, i = v % p.rows;
+            if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
+          }
         }
+      } else if (cur.k + H >= passes) {  // this warp's last pass of the item (the rows' loop written
+        // again: as a lambda beside the one above it changed the one-warp kernels' machine code)
+        item_warps_barrier<H, warps / H>(pair);  // the item's other warp has placed its partials too
+        if (half == 0) {
+          for (int v = lane; v < RW * p.rows; v += 32) {
+            const int rr = v / p.rows, i = v % p.rows;
+            if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
+          }
+          __syncwarp();
+          // the places missing for the next item, before either warp places again
+          for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
+        }
+        item_warps_barrier<H, warps / H>(pair);
       }
     }
     issued.push_pop(in);
@@ -1370,7 +1442,7 @@ bool launch_down(const problem& p, gpu::stream_t stream) {
   using L = typename Kernel::layout;
   using cfg = config_of<Kernel>;
   if (!can_stream<L, cfg::down_stage_row_bytes>(p)) return false;
-  return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, (p.n_embd + cfg::down_rows - 1) / cfg::down_rows,
+  return launch_persistent<&down_kernel<Kernel>, cfg::down_warps>(p, down_walks<cfg>(p),
                                                                   down_smem<L, built_rows<Kernel>, typename Kernel::policy>(p), stream);
 }
 #endif

@@ -4,7 +4,8 @@
 // chunk-decoder detection stopped matching — and the pass table when a routed unit's passes take
 // fewer pairs than the tier (config::routed_pairs): the shared expert keeps one pass of every row,
 // a routed unit takes ceil(pairs / PR) passes; the preset's rule for PR, shapes and tables; the
-// MXFP4 decoder a pass picks by its pairs; and when the down pass copies mid_act to shared memory.
+// MXFP4 decoder a pass picks by its pairs; when the down pass copies mid_act to shared memory; and
+// its items split over two warps.
 #include "ordo/ops/moe/streaming.hpp"
 
 #include <gtest/gtest.h>
@@ -160,6 +161,42 @@ TEST(moe_streaming, the_q2_down_pass_takes_two_routed_passes_a_window) {
   const problem p = ds4_down_shape<q2_layout>(8, 0x1000);
   EXPECT_EQ((streaming::down_smem<q2_layout, 8, plain>(p) - streaming::down_smem<q2_layout, 8, one_pass_windows_policy>(p)),
             (std::size_t(8) * 2 * 2 * streaming::row_stage_bytes_of_both<quant::q2_k, quant::q8_0>));
+}
+
+struct split_policy : ordo::tune::defaults::qmv::policy {
+  static constexpr int moe_down_split = 2, moe_down_rows = 4;
+};
+struct split_narrow_policy : split_policy {
+  static constexpr bool moe_down_narrow_stage = true;
+  static constexpr int moe_down_stages = 3;
+};
+TEST(moe_streaming, down_items_can_be_split_over_two_warps) {
+  using plain = ordo::tune::defaults::qmv::policy;
+  // by default a warp walks its item alone, at every layout and tier
+  EXPECT_EQ((streaming::config<plain, q2_layout, 1>::down_split), 1);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::down_split), 1);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::down_split), 1);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 8>::down_split), 1);
+  const problem p8 = ds4_down_shape<q2_layout>(8, 0x1000);
+  EXPECT_EQ((streaming::down_walks<streaming::config<plain, q2_layout, 8>>(p8)), 2048);
+  // split: DS4's 4096 rows in items of 4, each walked by two warps, so as many walks as items of
+  // 2 rows (which two 8-warp CTAs an SM, 2112 warps, already hold); a window carries 4 rows of one
+  // pass, so not two passes
+  using split = streaming::config<split_policy, q2_layout, 8>;
+  EXPECT_EQ(split::down_split, 2);
+  EXPECT_FALSE(split::dual_units);
+  EXPECT_EQ(split::down_slot_rows, 4);
+  EXPECT_EQ(streaming::down_walks<split>(p8), 2048);
+  problem odd = p8;
+  odd.n_embd = 4100;  // a last group of 4 rows with 4096's group count + 1
+  EXPECT_EQ(streaming::down_walks<split>(odd), 2 * 1025);
+  // and two CTAs an SM still fit where mid_act is not copied (5-8 rows), with the Q2_K rows (2
+  // stages) and with the Q8_0 window's (3 stages)
+  const problem p5 = ds4_down_shape<q2_layout>(5, 0x1000);
+  EXPECT_LE((streaming::down_smem<q2_layout, 5, split_policy>(p5)), std::size_t(113) * 1024);
+  EXPECT_LE((streaming::down_smem<q2_layout, 5, split_narrow_policy>(p5)), std::size_t(113) * 1024);
+  EXPECT_LE((streaming::down_smem<q2_layout, 8, split_policy>(p8)), std::size_t(113) * 1024);
+  EXPECT_LE((streaming::down_smem<q2_layout, 8, split_narrow_policy>(p8)), std::size_t(113) * 1024);
 }
 
 struct narrow_stage_policy : ordo::tune::defaults::qmv::policy {

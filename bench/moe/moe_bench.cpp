@@ -154,6 +154,12 @@ struct down_split_knob {  // down items walked by Split warps, every Split-th pa
 };
 template <>
 struct down_split_knob<0> {};
+template <int Weight>
+struct split_weight_knob {  // split items in ranges, the shared pass weighing Weight routed ones (config::down_split_shared_weight)
+  static constexpr int moe_down_split_shared_weight = Weight;
+};
+template <>
+struct split_weight_knob<-1> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
@@ -162,11 +168,12 @@ struct down_split_knob<0> {};
 /// CTA an SM, 0 the preset's shape).
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
           int DownWarps = 0, int Dual = -1, bool NarrowStage = false, int DownStages = 0,
-          int DownCtas = 0, int DownSplit = 0>
+          int DownCtas = 0, int DownSplit = 0, int SplitWeight = -1>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
                         fused_knob<Fused>, warps_knob<Warps>, down_rows_knob<DownRows>, down_warps_knob<DownWarps>,
                         dual_knob<Dual>, narrow_stage_knob<NarrowStage>, down_stages_knob<DownStages>,
-                        down_ctas_knob<DownCtas>, down_split_knob<DownSplit> {
+                        down_ctas_knob<DownCtas>, down_split_knob<DownSplit>,
+                        split_weight_knob<SplitWeight> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -182,7 +189,8 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (NarrowStage ? ", down slot rows of the Q8_0 window" : "") +
            (DownStages == 0 ? "" : ", " + std::to_string(DownStages) + " down ring stages") +
            (DownCtas == 0 ? "" : ", down CTAs of " + std::to_string(DownCtas) + " an SM") +
-           (DownSplit == 0 ? "" : ", down items split over " + std::to_string(DownSplit) + " warps");
+           (DownSplit == 0 ? "" : ", down items split over " + std::to_string(DownSplit) + " warps") +
+           (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)");
   }
 };
 /// Session 23's lists: mxfp4 with down items of 4 rows split over two warps (below) and mid_act's
@@ -203,8 +211,9 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// 64 a thread), narrow rows at 3 stages, windows of one pass and the preset's rule. And items of
 /// 4 rows, whose windows carry twice the bytes for the same book-keeping, split over two warps
 /// (config::down_split: each walks every other pass, so 2048 walks as now): with mid_act's 64 KB
-/// copy at 1-4 rows (which then leaves one CTA an SM beside the 87 KB of rings), without it, and
-/// in narrow rows at 3 stages.
+/// copy at 1-4 rows (which then leaves one CTA an SM beside the 87 KB of rings), without it (and
+/// so in ranges: the first warp's shared pass, 2 windows of R pairs and 8.7 KB at 8 rows, counted
+/// as 4 routed passes), and in narrow rows at 3 stages.
 /// Session 22 call 8 timed one-pass windows at every tier and two-pass ones with and without
 /// mid_act's copy (config::dual_units); call 2 down items of 4 rows: 4-12% slower at 1-8 rows
 /// (half the items, so half the warps idle).
@@ -230,6 +239,7 @@ using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 160, -1, -
                                           preset_variant<0, 1, false, -1, -1, -1, 0, 1, 0, -1, true, 3, 4>,
                                           preset_variant<0, 1, false, -1, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
                                           preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
+                                          preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2, 4>,
                                           preset_variant<0, 1, false, -1, -1, -1, 0, 4, 0, -1, true, 3, 0, 2>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>

@@ -306,6 +306,15 @@ struct config {
   }();
   static_assert(down_split == 1 || down_split == 2, "a down item is walked by one warp or by two");
   static_assert(down_split == 1 || down_warps % 2 == 0, "split items pair a CTA's warps");
+  /// With down_split: the shared expert's pass counted as this many routed passes, so that the
+  /// first warp takes it and the item's last routed passes, the second the first ones, about even
+  /// (moe_down_split_shared_weight; negative, the default: every other pass each, which leaves the
+  /// first warp the shared pass beside half the routed ones: at 8 rows its 2 windows of 8 pairs
+  /// and 8.7 KB, where a routed window has one pair and 2.7 KB).
+  static constexpr int down_split_shared_weight = [] {
+    if constexpr (requires { Policy::moe_down_split_shared_weight; }) return int(Policy::moe_down_split_shared_weight);
+    else return -1;
+  }();
   /// Whether the down pass takes two routed passes a window where a routed pass is one pair of a
   /// chunk format whose rows are one window (the q2 layout): the window's rows are the item's RW
   /// rows of the first pass's expert, then RW of the second's, each pass dotted and placed as its
@@ -565,6 +574,29 @@ template <class Cfg>
 inline long down_walks(const problem& p) {
   return long((p.n_embd + Cfg::down_rows - 1) / Cfg::down_rows) * Cfg::down_split;
 }
+
+/// The passes a warp of a split down item walks (config::down_split H; Ranges:
+/// config::down_split_shared_weight >= 0): warp `half` from pass half on, to next(k) after pass k,
+/// until end(passes). Every other pass each, or in ranges: the first warp the shared pass 0 and
+/// passes last + 1 .. passes - 1, the second passes 1 .. last.
+template <int H, bool Ranges>
+struct split_walk {
+  int half;
+  int last = 0;  // Ranges: the second warp's last pass, once the pass table is built
+  /// The second warp's last pass for `passes` passes (>= 2), the shared pass weighing `weight`.
+  ORDO_HD ORDO_FORCEINLINE static int last_of(int passes, int weight) {
+    const int routed = passes - 1, m = (routed + weight) / 2;
+    return m < 1 ? 1 : m > routed ? routed : m;
+  }
+  ORDO_HD ORDO_FORCEINLINE int next(int k) const {
+    if constexpr (Ranges) return half == 0 && k == 0 ? last + 1 : k + 1;
+    else return k + H;
+  }
+  ORDO_HD ORDO_FORCEINLINE int end(int passes) const {
+    if constexpr (Ranges) return half == 0 ? passes : last + 1;
+    else return passes;
+  }
+};
 
 #if defined(ORDO_GPU_CUDA)
 extern __shared__ uint4 ordo_moe_streaming_smem[];
@@ -1070,6 +1102,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   constexpr int H = cfg::down_split;       // warps an item (split: every H-th pass each)
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int pair = warp / H, half = warp % H;  // the item's warps, and which of them this is
+  split_walk<H, (cfg::down_split_shared_weight >= 0)> walk{half};
   const cta_memory<R, warps, stages, stages * RS * SRB> mem(ordo_moe_streaming_smem);
   const auto& ul = mem.ul;
   const auto& table = mem.table;
@@ -1091,7 +1124,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   const int first = int(blockIdx.x) * (warps / H) + pair, stride = int(gridDim.x) * (warps / H);
 
   // A warp walks its items (row groups) first, first + stride, ...; in each, every pass (the
-  // shared one first; split: passes half, half + H, ...), window by window. A cursor is where it is.
+  // shared one first; split: the passes of split_walk), window by window. A cursor is where it is.
   struct cursor_fields {
     int g, k, u, j0, j, slot;  // row group, pass, its unit and first pair, window, ring slot
     unsigned phase;            // the parity of the ring's turn at slot
@@ -1143,8 +1176,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     if constexpr (H == 1) {
       if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
     } else {
-      c.k += H;
-      if (c.k >= passes) c.k = half, c.u = 0, c.g += stride;
+      c.k = walk.next(c.k);
+      if (c.k >= walk.end(passes)) c.k = half, c.u = 0, c.g += stride;
     }
     settle(c);
   };
@@ -1186,6 +1219,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   qmv::dependent_launch::wait_for_predecessor();
   mem.template build<PR>(p);
   passes = table.total();  // >= 2: the shared pass and a routed one (rows, n_used >= 1), so a split item's warps each have one
+  if constexpr (H > 1)
+    if (cfg::down_split_shared_weight >= 0) walk.last = walk.last_of(passes, cfg::down_split_shared_weight);
   if (half > 0) start(in);
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)
@@ -1358,7 +1393,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
             if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
           }
         }
-      } else if (cur.k + H >= passes) {  // this warp's last pass of the item (the rows' loop written
+      } else if (walk.next(cur.k) >= walk.end(passes)) {  // this warp's last pass of the item (the rows' loop written
         // again: as a lambda beside the one above it changed the one-warp kernels' machine code)
         item_warps_barrier<H, warps / H>(pair);  // the item's other warp has placed its partials too
         if (half == 0) {

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -197,6 +198,49 @@ TEST(moe_streaming, down_items_can_be_split_over_two_warps) {
   EXPECT_LE((streaming::down_smem<q2_layout, 5, split_narrow_policy>(p5)), std::size_t(113) * 1024);
   EXPECT_LE((streaming::down_smem<q2_layout, 8, split_policy>(p8)), std::size_t(113) * 1024);
   EXPECT_LE((streaming::down_smem<q2_layout, 8, split_narrow_policy>(p8)), std::size_t(113) * 1024);
+}
+
+/// The passes warp `half` of a split item walks (as down_kernel's cursor: from half, next(k), until end).
+template <class Walk>
+std::vector<int> walked_passes(Walk w, int passes) {
+  std::vector<int> ks;
+  for (int k = w.half; k < w.end(passes); k = w.next(k)) ks.push_back(k);
+  return ks;
+}
+/// Whether the two warps' walks take every pass of `passes` once, each at least one, in ascending
+/// order (the cursor's unit scan only moves forward), the first warp with the shared pass 0.
+template <bool Ranges>
+void expect_split_walks_cover(int passes, int weight) {
+  streaming::split_walk<2, Ranges> w0{0}, w1{1};
+  if constexpr (Ranges) w0.last = w1.last = streaming::split_walk<2, Ranges>::last_of(passes, weight);
+  const std::vector<int> a = walked_passes(w0, passes), b = walked_passes(w1, passes);
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(a.front(), 0);
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()) && std::adjacent_find(a.begin(), a.end()) == a.end());
+  EXPECT_TRUE(std::is_sorted(b.begin(), b.end()) && std::adjacent_find(b.begin(), b.end()) == b.end());
+  std::vector<int> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  std::vector<int> want(passes);
+  for (int k = 0; k < passes; ++k) want[k] = k;
+  EXPECT_EQ(all, want) << "passes " << passes << " weight " << weight;
+}
+TEST(moe_streaming, a_split_items_warps_walk_every_pass_once) {
+  for (int passes = 2; passes <= 100; ++passes) {  // the shared pass and 1 .. 16 · 6 routed ones
+    expect_split_walks_cover<false>(passes, -1);
+    for (int weight : {0, 1, 2, 3, 4, 7, 50, 200}) expect_split_walks_cover<true>(passes, weight);
+  }
+  // in ranges the second warp takes the first routed passes, as many as the first warp's routed
+  // passes plus the shared pass's weight (halved, rounded down): 48 routed passes (8 rows of 6
+  // distinct experts), the shared pass as 4 routed ones, 26 and 22
+  using ranges = streaming::split_walk<2, true>;
+  EXPECT_EQ(ranges::last_of(49, 4), 26);
+  EXPECT_EQ(walked_passes(ranges{0, 26}, 49).size(), 1u + 22u);
+  EXPECT_EQ(walked_passes(ranges{1, 26}, 49).size(), 26u);
+  // every other pass each by default: the first warp the shared pass and 24 routed ones
+  EXPECT_EQ(walked_passes(streaming::split_walk<2, false>{0}, 49).size(), 25u);
+  EXPECT_EQ((streaming::config<ordo::tune::defaults::qmv::policy, q2_layout, 8>::down_split_shared_weight), -1);
 }
 
 struct narrow_stage_policy : ordo::tune::defaults::qmv::policy {

@@ -14,7 +14,8 @@
 ///     where a routed pass is one pair of a chunk format whose rows are one window (the q2
 ///     layout), a window takes the rows of two passes, each dotted and placed as its own
 ///     (config::dual_units); or, split (config::down_split), two warps of a CTA walk an item's
-///     passes, every other one each, and meet at a named barrier before its rows are written;
+///     passes, every other one each or a range each, and meet at a named barrier before its rows
+///     are written;
 ///   - each warp streams its items' weight windows (32 dot blocks: exactly the blocks ls32 gives
 ///     the lanes, or fewer at a row's end; as many whole windows a slot as its bytes hold,
 ///     slot_blocks: MXFP4 takes two in the slots sized for Q8_0) into a private ring of config::stages shared-memory
@@ -296,10 +297,10 @@ struct config {
   /// of 4 rows, whose windows carry twice the bytes for the same book-keeping, left half the warps
   /// idle (session 22 call 2: the q2 step 4-12% slower at 1-8 rows). Split in two, items of 4 rows
   /// feed every warp again. The warps of an item are neighbours in one CTA: warp h (of pair m)
-  /// walks passes h, h + split, ...; each places its pairs' partials in the pair's shared (row,
-  /// slot) places, and after a named barrier the first writes the rows out, the sum of the
-  /// slots in steps::weighted_sum order as before. Each pair's partial is its own pass's, so the
-  /// bits are the same.
+  /// walks passes h, h + split, ... (or a range of them: down_split_shared_weight; split_walk);
+  /// each places its pairs' partials in the pair's shared (row, slot) places, and after a named
+  /// barrier the first writes the rows out, the sum of the slots in steps::weighted_sum order as
+  /// before. Each pair's partial is its own pass's, so the bits are the same.
   static constexpr int down_split = [] {
     if constexpr (requires { Policy::moe_down_split; }) return int(Policy::moe_down_split);
     else return 1;

@@ -8,7 +8,7 @@
 // --variants also times shapes of the streamed passes (ops/moe/streaming.hpp: warps per CTA, ring
 // stages, gate_up output rows per item, down output rows per item, CTAs per SM, the Granular
 // window statement, the window's loop order, the chunk window's unrolling) other than the
-// preset's, at the tiers of variant_tiers (now 1-8 and 16), to choose the preset's. They run
+// preset's, at the tiers of variant_tiers (the tuning's), to choose the preset's. They run
 // the same operations in the same order, so only speed may differ: each variant's step output is
 // compared bit for bit with the preset's on the same routing at each tier, and a difference fails
 // the run (exit 1). The GPU tests check the preset's against the CPU executor.
@@ -46,6 +46,7 @@
 #include "ordo/ops/qmv/dependent_launch.hpp"
 #include "ordo/quant/random_block.hpp"
 #include "ordo/registry/all_ops.hpp"
+#include "ordo/tier/rows.hpp"
 
 namespace {
 
@@ -246,10 +247,18 @@ template <class L>
 using variants_of =
     std::conditional_t<std::is_same_v<L, ordo::ops::moe::q2_layout>, q2_variants,
                        std::conditional_t<std::is_same_v<L, ordo::ops::moe::mxfp4_layout>, mxfp4_variants, ordo::meta::type_list<>>>;
-/// The tiers the variants run at (16 may be among them; session 15 timed the wide shape 1212.6 µs,
-/// down items of 4 rows 1092.2, 16 down warps 1062.8, gate_up items of 4 rows 2966.1 there,
-/// against the preset's 1024.5).
-using variant_tiers = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 16>;
+/// The tiers the variants run at: the tuning's (cuda-sm90: 1-8 and 16; session 15 timed the wide
+/// shape at 16 1212.6 µs, down items of 4 rows 1092.2, 16 down warps 1062.8, gate_up items of 4
+/// rows 2966.1, against the preset's 1024.5). The check presets, which CI only compiles, list
+/// fewer, so their moe_bench builds every variant at those tiers alone (cuda-check's at 1, 3 and
+/// 16 compiled in 639 s on 2 cores with all nine tiers, session 23).
+template <class Tiers>
+struct tier_sequence;
+template <int... Rs>
+struct tier_sequence<ordo::tier::tier_list<Rs...>> {
+  using type = std::integer_sequence<int, Rs...>;
+};
+using variant_tiers = tier_sequence<ordo::tune::preset::qmv::tiers>::type;
 
 using namespace ordo;
 

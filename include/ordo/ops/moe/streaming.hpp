@@ -703,6 +703,21 @@ ORDO_DEVICE ORDO_FORCEINLINE void item_warps_barrier(int m) {
   }(std::make_integer_sequence<int, Groups>{});
 }
 
+/// Every (row, slot) place of a down item's RW rows missing until its unit writes it (a warp's lanes).
+template <int RW, int R>
+ORDO_DEVICE ORDO_FORCEINLINE void set_partials_missing(float (*part)[R][slots_per_row], int lane) {
+  for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
+}
+/// A down item's rows o0 .. o0 + RW - 1 (those inside n_embd) from their slots' partials, in
+/// weighted_sum order (Kernel::write_out; a warp's lanes).
+template <class Kernel, int RW, int R>
+ORDO_DEVICE ORDO_FORCEINLINE void write_item_rows(const problem& p, float (*part)[R][slots_per_row], int o0, int lane) {
+  for (int v = lane; v < RW * p.rows; v += 32) {
+    const int rr = v / p.rows, i = v % p.rows;
+    if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
+  }
+}
+
 /// The down pass's partial of row rr for unit u's pair j into its (row, slot) place.
 template <int R>
 ORDO_DEVICE ORDO_FORCEINLINE void store_partial(float (*part)[R][slots_per_row], const unit_list<R>& ul, const problem& p, int u, int j,
@@ -1216,12 +1231,11 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   int early = 0;
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)
-    if (early == t && (H == 1 || half == 0) && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
+    if (early == t && half == 0 && in.j + 1 < in.windows) issue(in), issued.w[t] = in, advance(in), ++early;
   qmv::dependent_launch::wait_for_predecessor();
   mem.template build<PR>(p);
   passes = table.total();  // >= 2: the shared pass and a routed one (rows, n_used >= 1), so a split item's warps each have one
-  if constexpr (H > 1)
-    if (cfg::down_split_shared_weight >= 0) walk.last = walk.last_of(passes, cfg::down_split_shared_weight);
+  if constexpr (H > 1 && cfg::down_split_shared_weight >= 0) walk.last = walk.last_of(passes, cfg::down_split_shared_weight);
   if (half > 0) start(in);
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)
@@ -1239,8 +1253,7 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     __syncthreads();
   }
   if constexpr (H > 1) {  // split: every place missing until its unit writes it (then after each item)
-    if (half == 0)
-      for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
+    if (half == 0) set_partials_missing<RW>(part, lane);
     item_warps_barrier<H, warps / H>(pair);
   }
 
@@ -1276,6 +1289,8 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
 #pragma unroll
         for (int v = 0; v < RW; ++v) acc2[v] = 0.0f;
       }
+      // (here and at the item's end the one-warp walk writes set_partials_missing and
+      // write_item_rows out: called, they changed ptxas's output at q2 1 and mxfp4 1-2 rows)
       if (H == 1 && cur.k == 0) {  // a new item: every slot's partial missing until its unit writes it
         for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
         __syncwarp();
@@ -1394,17 +1409,12 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
             if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
           }
         }
-      } else if (walk.next(cur.k) >= walk.end(passes)) {  // this warp's last pass of the item (the rows' loop written
-        // again: as a lambda beside the one above it changed the one-warp kernels' machine code)
+      } else if (walk.next(cur.k) >= walk.end(passes)) {  // this warp's last pass of the item
         item_warps_barrier<H, warps / H>(pair);  // the item's other warp has placed its partials too
         if (half == 0) {
-          for (int v = lane; v < RW * p.rows; v += 32) {
-            const int rr = v / p.rows, i = v % p.rows;
-            if (o0 + rr < p.n_embd) Kernel::write_out(p, i, o0 + rr, part[rr][i]);
-          }
+          write_item_rows<Kernel, RW>(p, part, o0, lane);
           __syncwarp();
-          // the places missing for the next item, before either warp places again
-          for (int v = lane; v < RW * R * slots_per_row; v += 32) (&part[0][0][0])[v] = missing_partial();
+          set_partials_missing<RW>(part, lane);  // for the next item, before either warp places again
         }
         item_warps_barrier<H, warps / H>(pair);
       }

@@ -190,34 +190,32 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (NarrowStage ? ", down slot rows of the Q8_0 window" : "") +
            (DownStages == 0 ? "" : ", " + std::to_string(DownStages) + " down ring stages") +
            (DownCtas == 0 ? "" : ", down CTAs of " + std::to_string(DownCtas) + " an SM") +
-           (DownSplit == 0 ? "" : ", down items split over " + std::to_string(DownSplit) + " warps") +
+           (DownSplit == 0   ? ""
+            : DownSplit == 1 ? ", down items walked by one warp"
+                             : ", down items split over " + std::to_string(DownSplit) + " warps") +
            (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)");
   }
 };
-/// Session 23's lists: mxfp4 with down items of 4 rows split over two warps (below) and mid_act's
-/// staging capped at 64 KB (beside narrow16's 141 KB of rings at 4 rows a slot); session 21 timed
-/// the decoder picked by the tier and routed passes of 2 pairs at every tier. q2: session 22's two variants that were built and never run
-/// (with down's slot rows sized for the Q8_0 window, 1104 bytes where Q2_K's 16-block window wants
-/// 1360, config::down_stage_row_bytes: one-pass windows in one 16-warp CTA an SM with a 160 KB
-/// mid_act budget, so mid_act sits in shared memory at 5-8 rows; two-pass windows beside mid_act's
-/// 64 KB copy), and more windows in flight a warp: the q2 down pass at 8 rows waited on its loads
-/// (ncu, session 22 call 4: wait, long and short scoreboard 61% of the stall samples, occupancy
-/// 25%: 16 warps an SM, each one 1344-byte window in flight beside the one it computes). So 3 down
-/// ring stages with the preset's slot rows, and 3 and 4 with the narrow ones (which keep two CTAs
-/// an SM where the wide rows would not: two-pass windows at 3 stages take 8 · 3 · 4 · 1104 bytes,
-/// 106 KB a CTA), with the preset's rule for two-pass windows and with one pass at every tier.
-/// And twice the items: a down item of 2 rows walks all ~50 passes of the step, and at DS4's
-/// 4096 rows its 2048 items already fill the 2112 warps of two CTAs an SM, so more warps alone
-/// would idle; items of one row (4096) in four down CTAs an SM (4224 warps, registers capped at
-/// 64 a thread), narrow rows at 3 stages, windows of one pass and the preset's rule. And items of
-/// 4 rows, whose windows carry twice the bytes for the same book-keeping, split over two warps
-/// (config::down_split: each walks every other pass, so 2048 walks as now): with mid_act's 64 KB
-/// copy at 1-4 rows (which then leaves one CTA an SM beside the 87 KB of rings), without it (and
-/// so in ranges: the first warp's shared pass, 2 windows of R pairs and 8.7 KB at 8 rows, counted
-/// as 4 routed passes), and in narrow rows at 3 stages.
-/// Session 22 call 8 timed one-pass windows at every tier and two-pass ones with and without
-/// mid_act's copy (config::dual_units); call 2 down items of 4 rows: 4-12% slower at 1-8 rows
-/// (half the items, so half the warps idle).
+/// Session 24's lists. The preset splits down items of 4 rows over two warps in the q2 layout at
+/// 2-8 rows (mid_act then from global memory) and in the mxfp4 layout at 16 (config::down_split),
+/// so each layout first times session 23's preset in the same run: items of 2 rows a warp alone,
+/// mid_act's 64 KB budget (so its copy at 1-4 rows, and two-pass windows at 5-8 in the q2 layout).
+/// q2 also: the split with the down ring's rows sized for the Q8_0 window (1104 bytes, 70.6 KB of
+/// rings a CTA) and a 40 KB mid_act budget, which copies mid_act at 1-2 rows (32.7 KB at 2) where
+/// two CTAs an SM still fit (the copy was worth 3-7% at 1-4 rows to the one-warp items, session 21;
+/// with the split's 87 KB of Q2_K-sized rings it left one CTA an SM: 108.3 µs at 2 rows against
+/// 97.1 without, session 24 call 1).
+/// Session 24 call 1 timed session 23's lists (PERFORMANCE.md): for the q2 layout session 22's
+/// narrow-stage variants (a 16-warp down CTA holding mid_act at 5-8 rows; two-pass windows beside
+/// the copy), 3 and 4 down ring stages with both ring rows, items of one row in four CTAs an SM,
+/// and the split four ways (with mid_act's copy, without it, in ranges with the shared pass as 4
+/// routed ones, in narrow rows at 3 stages); for mxfp4 the split with mid_act capped at 64 KB.
+using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, -1, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>>;
+using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>,
+                                          preset_variant<0, 1, false, 40, -1, -1, 0, 0, 0, -1, true>>;
+/// Earlier lists: session 22 call 8 timed one-pass windows at every tier and
+/// two-pass ones with and without mid_act's copy (config::dual_units); call 2 down items of 4 rows:
+/// 4-12% slower at 1-8 rows (half the items, so half the warps idle).
 /// Session 21 timed x from global memory, IQ2_XXS's fused decode_dot at every tier and at none,
 /// and 16 warps in one CTA an SM (PERFORMANCE.md). The rule takes 1 pair at 3 since session 20, 2 at
 /// 4-6 (4 since session 21) and 16, 4 at 7-8. Earlier lists and what they measured are in
@@ -228,20 +226,6 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// tiers 1-2, its 64 KB budget, three narrow CTAs an SM, gate_up items of 4 rows, down items of 4
 /// rows, the wide shape, the window's pairs outermost, 32 KB; q2's wide shape at tiers 1-8;
 /// session 12: 3 and 4 ring stages).
-using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 160, -1, -1, 0, 0, 16, 0, true>,
-                                          preset_variant<0, 1, false, 64, -1, -1, 0, 0, 0, 1, true>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 3>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, true, 3>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, true, 4>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, 0, true, 3>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, 0, true, 4>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 1, 0, 0, true, 3, 4>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 1, 0, -1, true, 3, 4>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
-                                          preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
-                                          preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2, 4>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 4, 0, -1, true, 3, 0, 2>>;
 /// The variants timed for layout L (none for q8_0: its formats are mxfp4's shared one).
 template <class L>
 using variants_of =

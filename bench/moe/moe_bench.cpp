@@ -234,13 +234,7 @@ using variants_of =
 /// rows 2966.1, against the preset's 1024.5). The check presets, which CI only compiles, list
 /// fewer, so their moe_bench builds every variant at those tiers alone (cuda-check's at 1, 3 and
 /// 16 compiled in 639 s on 2 cores with all nine tiers, session 23).
-template <class Tiers>
-struct tier_sequence;
-template <int... Rs>
-struct tier_sequence<ordo::tier::tier_list<Rs...>> {
-  using type = std::integer_sequence<int, Rs...>;
-};
-using variant_tiers = tier_sequence<ordo::tune::preset::qmv::tiers>::type;
+using variant_tiers = ordo::tune::preset::qmv::tiers::as_rows<ordo::meta::type_list>;
 
 using namespace ordo;
 
@@ -424,7 +418,7 @@ bool bench_layout(int iters, const std::vector<int>& tiers, bool with_variants, 
   bool same_bits = true;
   // Times each variant of list Vs at tiers Rs (those of `tiers` only), its step output checked
   // bit for bit against the preset's at each.
-  auto time_variants = [&]<int... Rs, class... Vs>(std::integer_sequence<int, Rs...>, meta::type_list<Vs...>) {
+  auto time_variants = [&]<int... Rs, class... Vs>(meta::type_list<tier::rows<Rs>...>, meta::type_list<Vs...>) {
     if (!(wanted(tiers, Rs) || ...) || sizeof...(Vs) == 0) return;
     std::map<int, std::vector<float>> preset;
     for (int tier : {Rs...}) {

@@ -35,6 +35,7 @@
 
 #include "ordo/gpu/copy_bandwidth.hpp"
 #include "ordo/gpu/device_api.hpp"
+#include "ordo/gpu/read_bandwidth.hpp"
 #include "ordo/ops/qmv/int8_dot_streaming.hpp"
 #include "ordo/ops/qmv/int8_mma_tree.hpp"
 #include "ordo/quant/formats.hpp"
@@ -64,59 +65,8 @@ constexpr shape shapes[] = {
 constexpr int tiers[] = {1, 2, 3, 4, 5, 6, 7, 8, 16};
 
 using gpu::copy_bandwidth_gbs;
-
-#if defined(ORDO_GPU)
-/// Reads n 16-byte words with a grid-stride loop and writes one xor per thread (so nothing is dead).
-ORDO_GLOBAL void stream_read_kernel(const uint4* __restrict__ src, std::size_t n, unsigned* sink) {
-  unsigned x = 0;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = src[i];
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  sink[std::size_t(blockIdx.x) * blockDim.x + threadIdx.x] = x;
-}
-#endif
-
-/// Streaming-read bandwidth (bytes read per second) of uint4 loads over 1 GiB.
-double read_bandwidth_gbs(int sms) {
-  const std::size_t bytes = std::size_t(1) << 30;
-  gpu::device_buffer<std::byte> a(bytes);
-  gpu::device_memset(a.data(), 3, bytes);
-  const unsigned blocks = unsigned(sms) * 8, threads = 256;
-  gpu::device_buffer<unsigned> sink(std::size_t(blocks) * threads);
-  const auto* src = reinterpret_cast<const uint4*>(a.data());
-  stream_read_kernel<<<blocks, threads>>>(src, bytes / 16, sink.data());
-  ORDO_GPU_CHECK_LAUNCH();
-  gpu::event_timer t;
-  const int iters = 20;
-  t.record_start();
-  for (int i = 0; i < iters; ++i) stream_read_kernel<<<blocks, threads>>>(src, bytes / 16, sink.data());
-  ORDO_GPU_CHECK_LAUNCH();
-  const double s = t.elapsed_ms() / 1e3 / iters;
-  return double(bytes) / s / 1e9;
-}
-
-/// Median-of-3 time per launch of `iters` streaming reads of w_bytes (copies cycled), back to back.
-double read_floor_us(const std::byte* w, std::size_t w_bytes, int copies, int iters, int sms) {
-  const unsigned blocks = unsigned(sms) * 8, threads = 256;
-  gpu::device_buffer<unsigned> sink(std::size_t(blocks) * threads);
-  auto launch = [&](int i) {
-    const auto* src = reinterpret_cast<const uint4*>(w + std::size_t(i % copies) * w_bytes);
-    stream_read_kernel<<<blocks, threads>>>(src, w_bytes / 16, sink.data());
-  };
-  for (int i = 0; i < 5; ++i) launch(i);
-  ORDO_GPU_CHECK_LAUNCH();
-  std::vector<double> batch;
-  for (int rep = 0; rep < 3; ++rep) {
-    gpu::event_timer t;
-    t.record_start();
-    for (int i = 0; i < iters; ++i) launch(rep * iters + i);
-    batch.push_back(t.elapsed_ms() * 1e3 / iters);
-  }
-  ORDO_GPU_CHECK_LAUNCH();
-  std::sort(batch.begin(), batch.end());
-  return batch[1];
-}
+using gpu::read_bandwidth_gbs;
+using gpu::read_floor_us;
 
 template <class F>
 std::vector<std::byte> random_weights(int n_out, int k, std::uint64_t seed) {

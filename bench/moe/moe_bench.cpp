@@ -164,20 +164,27 @@ struct split_weight_knob {  // split items in ranges, the shared pass weighing W
 };
 template <>
 struct split_weight_knob<-1> {};
+template <int Rows>
+struct down_prefetch_knob {  // down asks the L2 for its items' rows ahead up to Rows rows (config::down_prefetch_rows)
+  static constexpr int moe_down_prefetch_rows = Rows;
+};
+template <>
+struct down_prefetch_knob<0> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
 /// masks), and the knobs above (ByTier; MidKB, XKB -1: the preset's budgets; Fused 0/1: IQ2_XXS's
 /// fused decode_dot off or on at every tier, -1 the preset's rule; Warps: that many warps in one
-/// CTA an SM, 0 the preset's shape).
+/// CTA an SM, 0 the preset's shape; Prefetch: down asks the L2 for its items' rows ahead at tiers
+/// up to that many rows, 0 the preset's none).
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
           int DownWarps = 0, int Dual = -1, bool NarrowStage = false, int DownStages = 0,
-          int DownCtas = 0, int DownSplit = 0, int SplitWeight = -1>
+          int DownCtas = 0, int DownSplit = 0, int SplitWeight = -1, int Prefetch = 0>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
                         fused_knob<Fused>, warps_knob<Warps>, down_rows_knob<DownRows>, down_warps_knob<DownWarps>,
                         dual_knob<Dual>, narrow_stage_knob<NarrowStage>, down_stages_knob<DownStages>,
                         down_ctas_knob<DownCtas>, down_split_knob<DownSplit>,
-                        split_weight_knob<SplitWeight> {
+                        split_weight_knob<SplitWeight>, down_prefetch_knob<Prefetch> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -194,9 +201,12 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (DownStages == 0 ? "" : ", " + std::to_string(DownStages) + " down ring stages") +
            (DownCtas == 0 ? "" : ", down CTAs of " + std::to_string(DownCtas) + " an SM") +
            (DownSplit == 0 ? "" : ", down items split over " + std::to_string(DownSplit) + " warps") +
-           (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)");
+           (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)") +
+           (Prefetch == 0 ? "" : ", down items' rows asked of the L2 ahead");
   }
 };
+/// Session 25 adds the down pass asking the L2 for each item's rows ahead (config::down_prefetch)
+/// at every tier, to the preset and to the split (q2), so one run says at which tiers it pays.
 /// Session 24's lists: the split that call 1 measured faster (down items of 4 rows walked by two
 /// warps, config::down_split), at every tier, for the rule branch wip/split-preset proposes (q2 at
 /// 2-8 rows, mid_act from global memory; mxfp4 from 16): q2 without mid_act's copy, and with the
@@ -211,9 +221,12 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
 /// the copy), 3 and 4 down ring stages with both ring rows, items of one row in four CTAs an SM,
 /// and the split four ways (with mid_act's copy, without it, in ranges with the shared pass as 4
 /// routed ones, in narrow rows at 3 stages); for mxfp4 the split with mid_act capped at 64 KB.
-using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>>;
+using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
+                                             preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 0, 0, 0, -1, 16>>;
 using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
-                                          preset_variant<0, 1, false, 40, -1, -1, 0, 4, 0, -1, true, 0, 0, 2>>;
+                                          preset_variant<0, 1, false, 40, -1, -1, 0, 4, 0, -1, true, 0, 0, 2>,
+                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 0, 0, 0, -1, 16>,
+                                          preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2, -1, 16>>;
 /// Earlier lists: session 22 call 8 timed one-pass windows at every tier and
 /// two-pass ones with and without mid_act's copy (config::dual_units); call 2 down items of 4 rows:
 /// 4-12% slower at 1-8 rows (half the items, so half the warps idle).

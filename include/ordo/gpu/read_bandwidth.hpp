@@ -1,8 +1,8 @@
 /// The second ceiling every benchmark reports against (issue 12: "report every kernel against
 /// both, measured in the same call"): the device's streaming-read bandwidth, bytes read per second
-/// by 16-byte loads over 1 GiB (a D2D copy counts read + write bytes and lands lower: copy_bandwidth.hpp),
-/// over 20 reads after a warm-up one; and read_floor_us, the time such a read takes over a given
-/// weight footprint. Shared by bench/qmv and bench/moe. GPU-compiled code only.
+/// by 16-byte loads over 1 GiB, over 20 reads after a warm-up one (a D2D copy counts read + write
+/// bytes and lands lower: copy_bandwidth.hpp); and read_floor_us, the time such a read takes over
+/// a given weight footprint. Shared by bench/qmv and bench/moe. GPU-compiled code only.
 #pragma once
 #include <algorithm>
 #include <cstddef>

@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ordo/ops/moe/layout.hpp"
@@ -207,40 +209,77 @@ std::vector<int> walked_passes(Walk w, int passes) {
   for (int k = w.half; k < w.end(passes); k = w.next(k)) ks.push_back(k);
   return ks;
 }
-/// Whether the two warps' walks take every pass of `passes` once, each at least one, in ascending
-/// order (the cursor's unit scan only moves forward), the first warp with the shared pass 0.
-template <bool Ranges>
-void expect_split_walks_cover(int passes, int weight) {
-  streaming::split_walk<2, Ranges> w0{0}, w1{1};
-  if constexpr (Ranges) w0.last = w1.last = streaming::split_walk<2, Ranges>::last_of(passes, weight);
+/// What is wrong with two warps' walks of `passes` passes ("" if nothing): they must take every pass
+/// once, each warp at least one, in ascending order (the cursor's unit scan only moves forward),
+/// the first warp with the shared pass 0.
+template <class Walk>
+std::string split_walks_fault(Walk w0, Walk w1, int passes) {
   const std::vector<int> a = walked_passes(w0, passes), b = walked_passes(w1, passes);
-  ASSERT_FALSE(a.empty());
-  ASSERT_FALSE(b.empty());
-  EXPECT_EQ(a.front(), 0);
-  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()) && std::adjacent_find(a.begin(), a.end()) == a.end());
-  EXPECT_TRUE(std::is_sorted(b.begin(), b.end()) && std::adjacent_find(b.begin(), b.end()) == b.end());
+  if (a.empty() || b.empty()) return "a warp walks nothing";
+  if (a.front() != 0) return "the first warp does not take the shared pass";
+  const auto ascending_once = [](const std::vector<int>& v) {
+    return std::is_sorted(v.begin(), v.end()) && std::adjacent_find(v.begin(), v.end()) == v.end();
+  };
+  if (!ascending_once(a) || !ascending_once(b)) return "a walk goes back or repeats a pass";
   std::vector<int> all = a;
   all.insert(all.end(), b.begin(), b.end());
   std::sort(all.begin(), all.end());
   std::vector<int> want(passes);
   for (int k = 0; k < passes; ++k) want[k] = k;
-  EXPECT_EQ(all, want) << "passes " << passes << " weight " << weight;
+  return all == want ? "" : "the walks do not take every pass once";
 }
-TEST(moe_streaming, a_split_items_warps_walk_every_pass_once) {
-  for (int passes = 2; passes <= 100; ++passes) {  // the shared pass and 1 .. 16 · 6 routed ones
-    expect_split_walks_cover<false>(passes, -1);
-    for (int weight : {0, 1, 2, 3, 4, 7, 50, 200}) expect_split_walks_cover<true>(passes, weight);
+template <class Walk>
+std::pair<Walk, Walk> split_walks(int passes, int weight) {
+  Walk w0{0}, w1{1};
+  if constexpr (requires { Walk::last_of(passes, weight); }) w0.last = w1.last = Walk::last_of(passes, weight);
+  return {w0, w1};
+}
+/// The first fault over 2..100 passes (the shared pass and 1 .. 16 · 6 routed ones) and several
+/// shared-pass weights.
+template <class Walk>
+std::string first_split_walks_fault() {
+  for (int passes = 2; passes <= 100; ++passes) {
+    for (int weight : {0, 1, 2, 3, 4, 7, 50, 200}) {
+      const auto [w0, w1] = split_walks<Walk>(passes, weight);
+      if (std::string f = split_walks_fault(w0, w1, passes); !f.empty())
+        return f + " (passes " + std::to_string(passes) + ", weight " + std::to_string(weight) + ")";
+    }
   }
+  return "";
+}
+// Kept mutants of split_walk, each one edit of the shipped walk: the check above must name them.
+struct ranges_walk_skipping_a_pass : streaming::split_walk<2, true> {  // the first warp resumes one pass late
+  int next(int k) const { return half == 0 && k == 0 ? last + 2 : k + 1; }
+};
+struct ranges_walk_overlapping : streaming::split_walk<2, true> {  // the second warp runs one pass over
+  int end(int passes) const { return half == 0 ? passes : last + 2 > passes ? passes : last + 2; }
+};
+struct strided_walk_from_one : streaming::split_walk<2, false> {  // the second warp misses pass 1
+  int next(int k) const { return k == 1 ? k + 2 * 2 : k + 2; }
+};
+struct ranges_last_past_the_end : streaming::split_walk<2, true> {  // last_of not clamped to the routed passes
+  static int last_of(int passes, int weight) { return (passes - 1 + weight) / 2 < 1 ? 1 : (passes - 1 + weight) / 2; }
+};
+TEST(moe_streaming, a_split_items_warps_walk_every_pass_once) {
+  using every_other = streaming::split_walk<2, false>;
+  using in_ranges = streaming::split_walk<2, true>;
+  EXPECT_EQ(first_split_walks_fault<every_other>(), "");
+  EXPECT_EQ(first_split_walks_fault<in_ranges>(), "");
   // in ranges the second warp takes the first routed passes, as many as the first warp's routed
   // passes plus the shared pass's weight (halved, rounded down): 48 routed passes (8 rows of 6
   // distinct experts), the shared pass as 4 routed ones, 26 and 22
-  using ranges = streaming::split_walk<2, true>;
-  EXPECT_EQ(ranges::last_of(49, 4), 26);
-  EXPECT_EQ(walked_passes(ranges{0, 26}, 49).size(), 1u + 22u);
-  EXPECT_EQ(walked_passes(ranges{1, 26}, 49).size(), 26u);
+  EXPECT_EQ(in_ranges::last_of(49, 4), 26);
+  EXPECT_EQ(walked_passes(in_ranges{0, 26}, 49).size(), 1u + 22u);
+  EXPECT_EQ(walked_passes(in_ranges{1, 26}, 49).size(), 26u);
   // every other pass each by default: the first warp the shared pass and 24 routed ones
-  EXPECT_EQ(walked_passes(streaming::split_walk<2, false>{0}, 49).size(), 25u);
+  EXPECT_EQ(walked_passes(every_other{0}, 49).size(), 25u);
   EXPECT_EQ((streaming::config<ordo::tune::defaults::qmv::policy, q2_layout, 8>::down_split_shared_weight), -1);
+}
+TEST(moe_streaming, the_split_walks_check_names_each_kept_mutant) {
+  EXPECT_NE(first_split_walks_fault<ranges_walk_skipping_a_pass>(), "");
+  EXPECT_NE(first_split_walks_fault<ranges_walk_overlapping>(), "");
+  EXPECT_NE(first_split_walks_fault<strided_walk_from_one>(), "");
+  EXPECT_NE(first_split_walks_fault<ranges_last_past_the_end>(), "");
 }
 
 struct narrow_stage_policy : ordo::tune::defaults::qmv::policy {

@@ -200,33 +200,34 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (NarrowStage ? ", down slot rows of the Q8_0 window" : "") +
            (DownStages == 0 ? "" : ", " + std::to_string(DownStages) + " down ring stages") +
            (DownCtas == 0 ? "" : ", down CTAs of " + std::to_string(DownCtas) + " an SM") +
-           (DownSplit == 0 ? "" : ", down items split over " + std::to_string(DownSplit) + " warps") +
+           (DownSplit == 0   ? ""
+            : DownSplit == 1 ? ", down items walked by one warp"
+                             : ", down items split over " + std::to_string(DownSplit) + " warps") +
            (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)") +
            (Prefetch == 0 ? "" : ", down items' rows asked of the L2 ahead");
   }
 };
-/// Session 25 adds the down pass asking the L2 for each item's rows ahead (config::down_prefetch)
-/// at every tier, to the preset and to the split (q2), so one run says at which tiers it pays.
-/// Session 24's lists: the split that call 1 measured faster (down items of 4 rows walked by two
-/// warps, config::down_split), at every tier, for the rule branch wip/split-preset proposes (q2 at
-/// 2-8 rows, mid_act from global memory; mxfp4 from 16): q2 without mid_act's copy, and with the
-/// down ring's rows sized for the Q8_0 window (1104 bytes, 70.6 KB of rings a CTA) and a 40 KB
-/// mid_act budget, which copies mid_act at 1-2 rows (32.7 KB at 2) where two CTAs an SM still fit
-/// (the copy was worth 3-7% at 1-4 rows to the one-warp items, session 21; with the split's 87 KB
-/// of Q2_K-sized rings it left one CTA an SM: 108.3 µs at 2 rows against 97.1 without); mxfp4
-/// with mid_act capped at 64 KB (the preset's budget at 16 rows; narrow16's 160 KB at 3-8 would
-/// not fit beside its rings of 4-row slots), as call 1 ran it.
+/// Session 25's lists. The preset splits down items of 4 rows over two warps in the q2 layout at
+/// 2-8 rows (mid_act then from global memory) and in the mxfp4 layout at 16 (config::down_split),
+/// so each layout first times session 23's preset in the same run: items of 2 rows a warp alone,
+/// mid_act's 64 KB budget (so its copy at 1-4 rows, and two-pass windows at 5-8 in the q2 layout).
+/// Then the preset with the down pass asking the L2 for each item's rows ahead
+/// (config::down_prefetch) at every tier, so one run says at which tiers that pays. q2 also: the
+/// split at every tier (1 and 16 too) with the down ring's rows sized for the Q8_0 window (1104
+/// bytes, 70.6 KB of rings a CTA) and a 40 KB mid_act budget, which copies mid_act at 1-2 rows
+/// (32.7 KB at 2) where two CTAs an SM still fit (the copy was worth 3-7% at 1-4 rows to the
+/// one-warp items, session 21; with the split's 87 KB of Q2_K-sized rings it left one CTA an SM:
+/// 108.3 µs at 2 rows against 97.1 without, session 24 call 1).
 /// Session 24 call 1 timed session 23's lists (PERFORMANCE.md): for the q2 layout session 22's
 /// narrow-stage variants (a 16-warp down CTA holding mid_act at 5-8 rows; two-pass windows beside
 /// the copy), 3 and 4 down ring stages with both ring rows, items of one row in four CTAs an SM,
 /// and the split four ways (with mid_act's copy, without it, in ranges with the shared pass as 4
 /// routed ones, in narrow rows at 3 stages); for mxfp4 the split with mid_act capped at 64 KB.
-using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
+using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, -1, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>,
                                              preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 0, 0, 0, -1, 16>>;
-using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2>,
-                                          preset_variant<0, 1, false, 40, -1, -1, 0, 4, 0, -1, true, 0, 0, 2>,
+using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>,
                                           preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 0, 0, 0, -1, 16>,
-                                          preset_variant<0, 1, false, 0, -1, -1, 0, 4, 0, -1, false, 0, 0, 2, -1, 16>>;
+                                          preset_variant<0, 1, false, 40, -1, -1, 0, 4, 0, -1, true, 0, 0, 2>>;
 /// Earlier lists: session 22 call 8 timed one-pass windows at every tier and
 /// two-pass ones with and without mid_act's copy (config::dual_units); call 2 down items of 4 rows:
 /// 4-12% slower at 1-8 rows (half the items, so half the warps idle).

@@ -178,10 +178,32 @@ struct config {
     else if constexpr (requires { Policy::moe_gate_up_rows; }) return int(Policy::moe_gate_up_rows);
     else return 2;
   }();
+  /// Warps that share a down item, each walking every down_split-th pass of it (moe_down_split).
+  /// A down item (down_rows output rows) walks every pass of the step: at DS4's 4096
+  /// rows, items of 2 rows (2048) already fill the 2112 warps of two 8-warp CTAs an SM, and items
+  /// of 4 rows, whose windows carry twice the bytes for the same book-keeping, left half the warps
+  /// idle (session 22 call 2: the q2 step 4-12% slower at 1-8 rows). Split in two, items of 4 rows
+  /// feed every warp again. The warps of an item are neighbours in one CTA: warp h (of pair m)
+  /// walks passes h, h + split, ... (or a range of them: down_split_shared_weight; split_walk);
+  /// each places its pairs' partials in the pair's shared (row, slot) places, and after a named
+  /// barrier the first writes the rows out, the sum of the slots in steps::weighted_sum order as
+  /// before. Each pair's partial is its own pass's, so the bits are the same.
+  /// By default 2 in the q2 layout at tiers 2-8 (where mid_act then stays in global memory:
+  /// mid_act_budget) and in the mxfp4 layout from 16 rows (narrow_alone), else 1. bench/moe
+  /// variants, session 24 call 1 (H100, µs a step at tiers 1-8 and 16): q2 split without the copy
+  /// 63.2/97.1/134.7/159.7/194.2/225.5/272.1/294.3/822.6 against the one-warp items' 61.3/99.8/
+  /// 135.9/167.5/214.9/244.7/294.0/321.5/795.7 (8-9% at 5-8; with mid_act's 64 KB copy at 1-4,
+  /// 60.9/108.3/150.5/184.4: one CTA an SM); mxfp4 split 59.9/93.7/119.1/149.2/217.4/243.6/303.6/
+  /// 338.0/760.3 against 56.7/94.7/118.2/151.9/200.0/221.5/281.8/315.0/914.6 (the one-CTA down at 16
+  /// rows, 531 µs of the step, 17% faster; at 5-8 with narrow16's 160 KB of mid_act capped at 64).
+  static constexpr int down_split = [] {
+    if constexpr (requires { Policy::moe_down_split; }) return int(Policy::moe_down_split);
+    else return (!fixed && chunk_layout && !chunk16 && R >= 2) || narrow_alone ? 2 : 1;
+  }();
   static constexpr int down_rows = [] {  // output rows of a down item
     if constexpr (wide) return 1;
     else if constexpr (requires { Policy::moe_down_rows; }) return int(Policy::moe_down_rows);
-    else return 2;
+    else return down_split == 2 ? 4 : 2;  // split items take 4 (down_split)
   }();
   static constexpr int min_ctas = [] {  // gate_up's CTAs an SM must hold (caps registers): moe_streaming_min_ctas
     if constexpr (requires { Policy::moe_streaming_min_ctas; }) return int(Policy::moe_streaming_min_ctas);
@@ -291,27 +313,6 @@ struct config {
     }();
     return want < R ? want : R;
   }();
-  /// Warps that share a down item, each walking every down_split-th pass of it (moe_down_split;
-  /// by default 1). A down item (down_rows output rows) walks every pass of the step: at DS4's 4096
-  /// rows, items of 2 rows (2048) already fill the 2112 warps of two 8-warp CTAs an SM, and items
-  /// of 4 rows, whose windows carry twice the bytes for the same book-keeping, left half the warps
-  /// idle (session 22 call 2: the q2 step 4-12% slower at 1-8 rows). Split in two, items of 4 rows
-  /// feed every warp again. The warps of an item are neighbours in one CTA: warp h (of pair m)
-  /// walks passes h, h + split, ... (or a range of them: down_split_shared_weight; split_walk);
-  /// each places its pairs' partials in the pair's shared (row, slot) places, and after a named
-  /// barrier the first writes the rows out, the sum of the slots in steps::weighted_sum order as
-  /// before. Each pair's partial is its own pass's, so the bits are the same.
-  /// bench/moe variants, session 24 call 1 (H100, µs a step at tiers 1-8 and 16; the step output
-  /// the preset's bits at DS4's dims): q2 split without mid_act's copy 63.2/97.1/134.7/159.7/194.2/
-  /// 225.5/272.1/294.3/822.6 against the one-warp items' 61.3/99.8/135.9/167.5/214.9/244.7/294.0/
-  /// 321.5/795.7; mxfp4 split 760.3 against 914.6 at 16 rows. Not the preset until the device's
-  /// gate (moe.* properties, moe_gpu_test, engine_gpu_test) has run with it: the rule (q2 at 2-8
-  /// rows with mid_act from global memory, mxfp4 from 16) is branch wip/split-preset, whose
-  /// binaries session 24 built and could not start a device to run.
-  static constexpr int down_split = [] {
-    if constexpr (requires { Policy::moe_down_split; }) return int(Policy::moe_down_split);
-    else return 1;
-  }();
   static_assert(down_split == 1 || down_split == 2, "a down item is walked by one warp or by two");
   static_assert(down_split == 1 || down_warps % 2 == 0, "split items pair a CTA's warps");
   /// With down_split: the shared expert's pass counted as this many routed passes, so that the
@@ -334,7 +335,9 @@ struct config {
   /// 214.9/243.9/294.1/320.5/840.1 (with mid_act's 64 KB copy, which then leaves one CTA an SM at
   /// 2-4 rows), two without the copy 63.7/102.0/142.0/170.0/213.7/243.0/294.9/319.8/836.6: 2% at
   /// 6-8 rows, slower where mid_act is copied (1-4) and in chunk16's one CTA at 16. Not with
-  /// down_split.
+  /// down_split, which took the q2 layout's tiers 2-8 in session 24 (8-9% faster than two passes a
+  /// window at 5-8), so the preset takes it nowhere now; a policy that sets moe_down_split = 1
+  /// gets it at 5-8 again.
   static constexpr bool dual_units = [] {
     if constexpr (!chunk_blocks<typename L::down> || routed_pairs != 1 || down_split != 1) return false;
     else if constexpr (requires { Policy::moe_down_dual_units; }) return bool(Policy::moe_down_dual_units);
@@ -373,6 +376,7 @@ struct config {
   /// tiers whose mid_act DS4's dims do not copy.)
   static constexpr std::size_t mid_act_budget = [] {
     if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
+    else if constexpr (chunk_layout && down_split == 2) return std::size_t(0);  // the copy left split q2 items one CTA an SM: 108.3 µs at 2 rows against 97.1 (session 24)
     else return std::size_t(narrow16 ? 160 : 64) * 1024;
   }();
   /// The most shared memory a gate_up CTA spends on a copy of the routed x rows (copy_x_routed;

@@ -143,13 +143,17 @@ std::size_t q2_down_smem(const problem& p) {
   return streaming::down_smem<q2_layout, R, ordo::tune::defaults::qmv::policy>(p);
 }
 
-struct one_pass_windows_policy : ordo::tune::defaults::qmv::policy {
+struct unsplit_policy : ordo::tune::defaults::qmv::policy {
+  static constexpr int moe_down_split = 1;
+};
+struct one_pass_windows_policy : unsplit_policy {
   static constexpr bool moe_down_dual_units = false;
 };
 TEST(moe_streaming, the_q2_down_pass_takes_two_routed_passes_a_window) {
-  using plain = ordo::tune::defaults::qmv::policy;
-  // chunk down formats with routed passes of one pair, at tiers 5-8 (session 22: faster there,
-  // slower where mid_act is copied, 1-4, and in chunk16's one CTA at 16)
+  using plain = unsplit_policy;  // the preset splits the q2 down items at 2-8 rows, and so takes no two-pass windows
+  EXPECT_FALSE((streaming::config<ordo::tune::defaults::qmv::policy, q2_layout, 8>::dual_units));
+  // where items are not split: chunk down formats with routed passes of one pair, at tiers 5-8
+  // (session 22: faster there, slower where mid_act is copied, 1-4, and in chunk16's one CTA at 16)
   EXPECT_FALSE((streaming::config<plain, q2_layout, 4>::dual_units));
   EXPECT_TRUE((streaming::config<plain, q2_layout, 5>::dual_units));
   EXPECT_TRUE((streaming::config<plain, q2_layout, 8>::dual_units));
@@ -175,12 +179,25 @@ struct split_narrow_policy : split_policy {
 };
 TEST(moe_streaming, down_items_can_be_split_over_two_warps) {
   using plain = ordo::tune::defaults::qmv::policy;
-  // by default a warp walks its item alone, at every layout and tier
+  // the preset (session 24's measurements): split items of 4 rows in the q2 layout at 2-8 rows,
+  // mid_act from global memory there (its copy left one CTA an SM), and in the mxfp4 layout's one
+  // CTA from 16 rows; else a warp walks its item of 2 rows alone
   EXPECT_EQ((streaming::config<plain, q2_layout, 1>::down_split), 1);
-  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::down_split), 1);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 1>::down_rows), 2);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 1>::mid_act_budget), std::size_t(64) * 1024);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 2>::down_split), 2);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 2>::mid_act_budget), std::size_t(0));
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::down_split), 2);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 8>::down_rows), 4);
   EXPECT_EQ((streaming::config<plain, q2_layout, 16>::down_split), 1);
+  EXPECT_EQ((streaming::config<plain, q2_layout, 16>::down_rows), 2);
   EXPECT_EQ((streaming::config<plain, mxfp4_layout, 8>::down_split), 1);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 16>::down_split), 2);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 16>::down_rows), 4);
+  EXPECT_EQ((streaming::config<plain, mxfp4_layout, 16>::mid_act_budget), std::size_t(64) * 1024);
+  EXPECT_EQ((streaming::config<plain, q8_0_layout, 16>::down_split), 1);
   const problem p8 = ds4_down_shape<q2_layout>(8, 0x1000);
+  EXPECT_EQ((streaming::down_walks<streaming::config<unsplit_policy, q2_layout, 8>>(p8)), 2048);
   EXPECT_EQ((streaming::down_walks<streaming::config<plain, q2_layout, 8>>(p8)), 2048);
   // split: DS4's 4096 rows in items of 4, each walked by two warps, so as many walks as items of
   // 2 rows (which two 8-warp CTAs an SM, 2112 warps, already hold); a window carries 4 rows of one
@@ -282,7 +299,7 @@ TEST(moe_streaming, the_split_walks_check_names_each_kept_mutant) {
   EXPECT_NE(first_split_walks_fault<ranges_last_past_the_end>(), "");
 }
 
-struct narrow_stage_policy : ordo::tune::defaults::qmv::policy {
+struct narrow_stage_policy : unsplit_policy {  // the variant session 24 timed: one-warp items of 2 rows
   static constexpr bool moe_down_narrow_stage = true;
   static constexpr int moe_down_warps = 16, moe_down_min_ctas = 1;
   static constexpr std::size_t moe_mid_act_budget = 160 * 1024;
@@ -314,8 +331,9 @@ TEST(moe_streaming, the_q2_down_ring_can_take_rows_of_the_q8_0_window) {
 TEST(moe_streaming, the_q2_down_pass_copies_mid_act_where_it_fits) {
   using plain = ordo::tune::defaults::qmv::policy;
   constexpr std::size_t budget = streaming::config<plain, q2_layout, 1>::mid_act_budget;
-  // DS4's rows: 7 slots of 2336 bytes (q8_K) a row; 64 KB holds tiers 1-4 (the tiers of one-pass
-  // windows: the two-pass windows' doubled rings serve 5-8, which copy nothing)
+  // DS4's rows: 7 slots of 2336 bytes (q8_K) a row; 64 KB holds tiers 1-4 (the budget of tier 1
+  // and of any tier whose items are not split: the preset's split items at 2-8 read mid_act from
+  // global memory)
   EXPECT_EQ(streaming::mid_act_copy_bytes(ds4_down_shape<q2_layout>(1, 0x1000)), 7u * 2336u);
   EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(1, 0x1000), budget));
   EXPECT_TRUE(streaming::copy_mid_act<quant::q2_k>(ds4_down_shape<q2_layout>(4, 0x1000), budget));

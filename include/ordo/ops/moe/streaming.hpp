@@ -196,6 +196,10 @@ struct config {
   /// 60.9/108.3/150.5/184.4: one CTA an SM); mxfp4 split 59.9/93.7/119.1/149.2/217.4/243.6/303.6/
   /// 338.0/760.3 against 56.7/94.7/118.2/151.9/200.0/221.5/281.8/315.0/914.6 (the one-CTA down at 16
   /// rows, 531 µs of the step, 17% faster; at 5-8 with narrow16's 160 KB of mid_act capped at 64).
+  /// Gated as the preset in session 26 (H100: moe.* properties 108/0, moe_gpu_test, engine_gpu_test);
+  /// its call 2 (H100), the preset against the one-warp items: q2 96.5/136.4/159.4/195.4/226.1/
+  /// 272.9/294.1 µs at 2-8 rows against 99.5/136.7/165.7/213.1/243.6/294.1/320.9, mxfp4 764.7
+  /// against 919.7 at 16.
   static constexpr int down_split = [] {
     if constexpr (requires { Policy::moe_down_split; }) return int(Policy::moe_down_split);
     else return (!fixed && chunk_layout && !chunk16 && R >= 2) || narrow_alone ? 2 : 1;
@@ -400,7 +404,10 @@ struct config {
   /// stages; a third costs an SM's second CTA), and the mxfp4 down pass at one row moved 35.6 MB in
   /// 19.4 µs, 60% of copy bandwidth (session 24 call 1, H100), waiting on each window's latency;
   /// the whole pass's rows at one row (25-36 MB at DS4's dims) fit the 50 MB L2. Bulk copies only
-  /// (sm_90); the copies read the same bytes either way. Not measured yet: bench/moe's variants.
+  /// (sm_90); the copies read the same bytes either way. Measured slower (session 26 call 2, H100,
+  /// bench/moe variants, the same bits): on the one-warp items mxfp4 60.3/101.6/127.0/163.2 µs at
+  /// 1-4 rows against 57.2/95.1/118.8/151.9, q2 65.0/100.4 at 1-2 against 61.8/99.5; it won only
+  /// where the split already wins more (q2 at 5-8, mxfp4 at 16). Kept off, as a variant.
   static constexpr int down_prefetch_rows = [] {
     if constexpr (requires { Policy::moe_down_prefetch_rows; }) return int(Policy::moe_down_prefetch_rows);
     else return 0;

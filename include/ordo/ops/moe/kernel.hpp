@@ -340,7 +340,9 @@ struct kernel {
     constexpr int out_bytes = n_blocks * int(sizeof(block));
     const float* src = p.mid + s * p.mid_stride + std::size_t(c) * chunk;
     auto* qb = reinterpret_cast<block*>(stage_mem);  // [n_blocks]
-    if constexpr (std::is_same_v<A, quant::q8_k> || std::is_same_v<A, quant::q8_32>) {
+    if constexpr (std::is_same_v<A, quant::q8_32>) {
+      quantize_rows::quantize_q8_32_blocks_warp<n_blocks>(src, qb, lane);  // the chunk's blocks side by side
+    } else if constexpr (std::is_same_v<A, quant::q8_k>) {
       for (int b = 0; b < n_blocks; ++b) quantize_rows::quantize_block_warp<A>(src + b * A::block_elems, qb[b], lane);
     } else {
       for (int b = lane; b < n_blocks; b += 32) A::quantize(src + b * A::block_elems, qb[b]);

@@ -28,8 +28,9 @@ inline constexpr bool has_warp_form = std::is_same_v<A, quant::q8_32> || std::is
 /// N consecutive blocks (x: their N · 32 floats, out: their N blocks) at once; every lane of the
 /// warp calls it. Each block is quantize's own: the blocks' loads, butterflies and codes side by
 /// side, so a warp quantizing a chunk of N blocks waits on one load latency and one butterfly, not
-/// N in a row (the q2 layout's shared-expert slot, 8 blocks a chunk: moe's quantize pass, 8.5 µs
-/// at 2 rows on the H100, ncu session 26, was its items of 8 blocks one after another).
+/// N in a row (the q2 layout's shared-expert slot, 8 blocks a chunk: moe's quantize pass at 2 rows
+/// took 8.48 µs with them one after another, 6.05 µs side by side; ncu, H100, session 26. The
+/// step it sits in measured the same either way, 96.5 µs: bench/moe, same call).
 template <int N>
 ORDO_DEVICE ORDO_FORCEINLINE void quantize_q8_32_blocks_warp(const float* x, quant::q8_32::block* out, int lane) {
   float v[N], amax[N];

@@ -15,6 +15,9 @@
 #            the static SASS)
 #   NCU_QMV  kernel regex: ncu sections and per-SASS stall samples of one qmv_bench launch
 #            (NCU_SKIP; NCU_ARGS: qmv_bench's arguments, e.g. '--formats q8_0 --shapes q_b --tiers 16')
+#   NCU_CACHE ncu's --cache-control for the three above (default all: the L2 flushed before each
+#            profiled launch; none keeps what the launches before left there, as a step does: a pass
+#            that reads its predecessor's output, e.g. moe's quantize pass, session 26)
 #   MOE=1    moe_bench --iters 50 MOE_ARGS (PLAIN=1: also --plain-launches)
 #   QMV=1    qmv_bench --iters 100 QMV_ARGS
 #   LLAMA=1  builds test-backend-ops in the background and runs ORDO_MOE_ONLY (LLAMA_MOE=0: not;
@@ -45,13 +48,13 @@ for T in ${TESTS:-}; do
 done
 if [ -n "${NCU_MOE:-}" ]; then
   t "ncu moe $NCU_MOE"
-  timeout 120 ncu --clock-control none --kernel-name-base demangled --launch-skip ${NCU_SKIP:-30} --launch-count ${NCU_COUNT:-3} \
+  timeout 120 ncu --clock-control none --cache-control ${NCU_CACHE:-all} --kernel-name-base demangled --launch-skip ${NCU_SKIP:-30} --launch-count ${NCU_COUNT:-3} \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats \
     $X/moe_bench --layouts $NCU_MOE --iters 3 ${NCU_ARGS:-} > $OUT/ncu_moe.txt 2>&1; echo "ncu rc=$?"
   grep -E "^  [a-z_]+.*\(|Duration|Registers Per|Executed Instructions  |Achieved Occupancy|Issued Warp|No Eligible|Dynamic Shared" $OUT/ncu_moe.txt | head -40
 fi
 if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (regex NCU_SRC) of moe_bench NCU_LAYOUT, and the static SASS
-  timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:$NCU_SRC --launch-skip 5 --launch-count 1 \
+  timeout 150 ncu --clock-control none --cache-control ${NCU_CACHE:-all} --kernel-name-base demangled -k regex:$NCU_SRC --launch-skip 5 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/src $X/moe_bench --layouts ${NCU_LAYOUT:-mxfp4} --iters 3 ${NCU_ARGS:-} > $OUT/ncu_src_run.txt 2>&1; echo "ncu src rc=$?"
   ncu -i /tmp/src.ncu-rep --page source --csv --print-source sass > $OUT/src_sass.csv 2> $OUT/src_err.txt; echo "page source rc=$? $(wc -l < $OUT/src_sass.csv) lines"; head -c 600 $OUT/src_err.txt
   ncu -i /tmp/src.ncu-rep --page details > $OUT/src_details.txt 2>&1
@@ -59,7 +62,7 @@ if [ -n "${NCU_SRC:-}" ]; then  # per-SASS-instruction counts of one kernel (reg
 fi
 if [ -n "${NCU_QMV:-}" ]; then  # kernel regex: sections and per-SASS-instruction stall samples of one qmv_bench launch (NCU_ARGS)
   t "ncu qmv $NCU_QMV"
-  timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:$NCU_QMV --launch-skip ${NCU_SKIP:-5} --launch-count 1 \
+  timeout 150 ncu --clock-control none --cache-control ${NCU_CACHE:-all} --kernel-name-base demangled -k regex:$NCU_QMV --launch-skip ${NCU_SKIP:-5} --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis --section SourceCounters -o /tmp/qsrc $X/qmv_bench --iters 3 ${NCU_ARGS:-} > $OUT/ncu_qmv_run.txt 2>&1; echo "ncu qmv rc=$?"
   ncu -i /tmp/qsrc.ncu-rep --page details > $OUT/ncu_qmv.txt 2>&1

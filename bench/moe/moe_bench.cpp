@@ -164,27 +164,20 @@ struct split_weight_knob {  // split items in ranges, the shared pass weighing W
 };
 template <>
 struct split_weight_knob<-1> {};
-template <int Rows>
-struct down_prefetch_knob {  // down asks the L2 for its items' rows ahead up to Rows rows (config::down_prefetch_rows)
-  static constexpr int moe_down_prefetch_rows = Rows;
-};
-template <>
-struct down_prefetch_knob<0> {};
 /// The preset's shapes, a routed unit's pass taking at most PR pairs (0: the preset's rule;
 /// streaming.hpp config::routed_pairs), IQ2_XXS windows decoding with tables T (config::iq2_tables:
 /// 0 the format's, 1 the grid copied to shared memory, the preset's; 2 the grid and the sign
 /// masks), and the knobs above (ByTier; MidKB, XKB -1: the preset's budgets; Fused 0/1: IQ2_XXS's
 /// fused decode_dot off or on at every tier, -1 the preset's rule; Warps: that many warps in one
-/// CTA an SM, 0 the preset's shape; Prefetch: down asks the L2 for its items' rows ahead at tiers
-/// up to that many rows, 0 the preset's none).
+/// CTA an SM, 0 the preset's shape).
 template <int PR, int T = 1, bool ByTier = false, int MidKB = -1, int XKB = -1, int Fused = -1, int Warps = 0, int DownRows = 0,
           int DownWarps = 0, int Dual = -1, bool NarrowStage = false, int DownStages = 0,
-          int DownCtas = 0, int DownSplit = 0, int SplitWeight = -1, int Prefetch = 0>
+          int DownCtas = 0, int DownSplit = 0, int SplitWeight = -1>
 struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, mid_act_knob<MidKB>, x_copy_knob<XKB>,
                         fused_knob<Fused>, warps_knob<Warps>, down_rows_knob<DownRows>, down_warps_knob<DownWarps>,
                         dual_knob<Dual>, narrow_stage_knob<NarrowStage>, down_stages_knob<DownStages>,
                         down_ctas_knob<DownCtas>, down_split_knob<DownSplit>,
-                        split_weight_knob<SplitWeight>, down_prefetch_knob<Prefetch> {
+                        split_weight_knob<SplitWeight> {
   static constexpr int moe_routed_pass_pairs = PR, moe_iq2_tables = T;
   static std::string name() {
     return std::string("preset shapes") + (PR ? ", routed passes of " + std::to_string(PR) : "") +
@@ -203,30 +196,28 @@ struct preset_variant : ordo::tune::preset::qmv::policy, decoder_knob<ByTier>, m
            (DownSplit == 0   ? ""
             : DownSplit == 1 ? ", down items walked by one warp"
                              : ", down items split over " + std::to_string(DownSplit) + " warps") +
-           (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)") +
-           (Prefetch == 0 ? "" : ", down items' rows asked of the L2 ahead");
+           (SplitWeight < 0 ? "" : " in ranges (shared pass as " + std::to_string(SplitWeight) + " routed)");
   }
 };
-/// Session 25's lists. The preset splits down items of 4 rows over two warps in the q2 layout at
+/// Session 26's lists. The preset splits down items of 4 rows over two warps in the q2 layout at
 /// 2-8 rows (mid_act then from global memory) and in the mxfp4 layout at 16 (config::down_split),
 /// so each layout first times session 23's preset in the same run: items of 2 rows a warp alone,
 /// mid_act's 64 KB budget (so its copy at 1-4 rows, and two-pass windows at 5-8 in the q2 layout).
-/// Then the preset with the down pass asking the L2 for each item's rows ahead
-/// (config::down_prefetch) at every tier, so one run says at which tiers that pays. q2 also: the
-/// split at every tier (1 and 16 too) with the down ring's rows sized for the Q8_0 window (1104
-/// bytes, 70.6 KB of rings a CTA) and a 40 KB mid_act budget, which copies mid_act at 1-2 rows
-/// (32.7 KB at 2) where two CTAs an SM still fit (the copy was worth 3-7% at 1-4 rows to the
-/// one-warp items, session 21; with the split's 87 KB of Q2_K-sized rings it left one CTA an SM:
-/// 108.3 µs at 2 rows against 97.1 without, session 24 call 1).
+/// q2 also: the split at every tier (1 and 16 too) with the down ring's rows sized for the Q8_0
+/// window (1104 bytes, 70.6 KB of rings a CTA) and a 40 KB mid_act budget, which copies mid_act at
+/// 1-2 rows (32.7 KB at 2) where two CTAs an SM still fit (the copy was worth 3-7% at 1-4 rows to
+/// the one-warp items, session 21; with the split's 87 KB of Q2_K-sized rings it left one CTA an
+/// SM: 108.3 µs at 2 rows against 97.1 without, session 24 call 1). Session 25's lists also timed
+/// the down pass asking the L2 for its items' rows ahead (cp.async.bulk.prefetch.L2), at every
+/// tier: slower at 1-4 rows, winning only where the split wins more (session 26 call 2), so that
+/// knob is gone.
 /// Session 24 call 1 timed session 23's lists (PERFORMANCE.md): for the q2 layout session 22's
 /// narrow-stage variants (a 16-warp down CTA holding mid_act at 5-8 rows; two-pass windows beside
 /// the copy), 3 and 4 down ring stages with both ring rows, items of one row in four CTAs an SM,
 /// and the split four ways (with mid_act's copy, without it, in ranges with the shared pass as 4
 /// routed ones, in narrow rows at 3 stages); for mxfp4 the split with mid_act capped at 64 KB.
-using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, -1, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>,
-                                             preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 0, 0, 0, -1, 16>>;
+using mxfp4_variants = ordo::meta::type_list<preset_variant<0, 1, false, -1, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>>;
 using q2_variants = ordo::meta::type_list<preset_variant<0, 1, false, 64, -1, -1, 0, 2, 0, -1, false, 0, 0, 1>,
-                                          preset_variant<0, 1, false, -1, -1, -1, 0, 0, 0, -1, false, 0, 0, 0, -1, 16>,
                                           preset_variant<0, 1, false, 40, -1, -1, 0, 4, 0, -1, true, 0, 0, 2>>;
 /// Earlier lists: session 22 call 8 timed one-pass windows at every tier and
 /// two-pass ones with and without mid_act's copy (config::dual_units); call 2 down items of 4 rows:

@@ -380,7 +380,8 @@ struct config {
   /// tiers whose mid_act DS4's dims do not copy.)
   static constexpr std::size_t mid_act_budget = [] {
     if constexpr (requires { Policy::moe_mid_act_budget; }) return std::size_t(Policy::moe_mid_act_budget);
-    else if constexpr (chunk_layout && down_split == 2) return std::size_t(0);  // the copy left split q2 items one CTA an SM: 108.3 µs at 2 rows against 97.1 (session 24)
+    // split q2 items: with the copy one CTA an SM, 108.3 µs at 2 rows against 97.1 (session 24)
+    else if constexpr (chunk_layout && down_split == 2) return std::size_t(0);
     else return std::size_t(narrow16 ? 160 : 64) * 1024;
   }();
   /// The most shared memory a gate_up CTA spends on a copy of the routed x rows (copy_x_routed;
@@ -397,22 +398,6 @@ struct config {
     if constexpr (requires { Policy::moe_streaming_bulk; }) return bool(Policy::moe_streaming_bulk);
     else return true;
   }();
-  /// The most rows at which the down pass asks the L2 for an item's rows ahead (down_prefetch:
-  /// every pass of the item that a warp walks, one request a pass, when the warp starts the item;
-  /// moe_down_prefetch_rows, by default 0: at none). Why: at one row a warp's item is its whole
-  /// walk, ~9 windows one after another with one in flight beside the one computed (the ring's 2
-  /// stages; a third costs an SM's second CTA), and the mxfp4 down pass at one row moved 35.6 MB in
-  /// 19.4 µs, 60% of copy bandwidth (session 24 call 1, H100), waiting on each window's latency;
-  /// the whole pass's rows at one row (25-36 MB at DS4's dims) fit the 50 MB L2. Bulk copies only
-  /// (sm_90); the copies read the same bytes either way. Measured slower (session 26 call 2, H100,
-  /// bench/moe variants, the same bits): on the one-warp items mxfp4 60.3/101.6/127.0/163.2 µs at
-  /// 1-4 rows against 57.2/95.1/118.8/151.9, q2 65.0/100.4 at 1-2 against 61.8/99.5; it won only
-  /// where the split already wins more (q2 at 5-8, mxfp4 at 16). Kept off, as a variant.
-  static constexpr int down_prefetch_rows = [] {
-    if constexpr (requires { Policy::moe_down_prefetch_rows; }) return int(Policy::moe_down_prefetch_rows);
-    else return 0;
-  }();
-  static constexpr bool down_prefetch = bulk && R <= down_prefetch_rows;
 };
 
 /// The rows a kernel's streamed passes are built for: its tier, except tier 7 of a layout in
@@ -1209,26 +1194,6 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
       }
     }
   };
-  // config::down_prefetch: lane 0 asks the L2 for item g's rows of every pass this warp walks of
-  // it (a pass's rows of the item are consecutive rows of one matrix: one request a pass, from its
-  // first 16-byte granule to its last whole one)
-  auto prefetch_item = [&](int g) {
-    if constexpr (cfg::down_prefetch && qmv::bulk_copy::available) {
-      if (lane != 0 || g >= groups) return;
-      const int r0 = g * RW, rows = p.n_embd - r0 < RW ? p.n_embd - r0 : RW;
-      int u = 0;
-      for (int k = half; k < walk.end(passes); k = walk.next(k)) {
-        while (k > 0 && u + 1 < table.units && table.first[u + 1] <= k) ++u;
-        const std::byte* base = u == 0 ? p.shared_down.data : p.down.data + std::size_t(ul.expert[u - 1]) * p.down.expert_bytes;
-        const std::size_t row_bytes = u == 0 ? p.shared_down.row_bytes : p.down.row_bytes;
-        const auto from = reinterpret_cast<std::uintptr_t>(base + std::size_t(r0) * row_bytes);
-        const auto at = from & ~std::uintptr_t(15), to = (from + std::size_t(rows) * row_bytes) & ~std::uintptr_t(15);
-        if (to > at) qmv::bulk_copy::prefetch_l2(reinterpret_cast<const void*>(at), unsigned(to - at));
-      }
-    } else {
-      (void)g;
-    }
-  };
   auto start = [&](cursor& c) {
     c.g = first, c.k = half, c.u = 0, c.j = 0, c.slot = 0, c.phase = 0;
     if constexpr (dual) c.k2 = 0;
@@ -1241,16 +1206,10 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
     if constexpr (dual)
       if (c.k2 > 0) c.k = c.k2;  // the window took both passes
     if constexpr (H == 1) {
-      if (++c.k == passes) {
-        c.k = 0, c.u = 0, c.g += stride;
-        if constexpr (cfg::down_prefetch) prefetch_item(c.g);
-      }
+      if (++c.k == passes) c.k = 0, c.u = 0, c.g += stride;
     } else {
       c.k = walk.next(c.k);
-      if (c.k >= walk.end(passes)) {
-        c.k = half, c.u = 0, c.g += stride;
-        if constexpr (cfg::down_prefetch) prefetch_item(c.g);
-      }
+      if (c.k >= walk.end(passes)) c.k = half, c.u = 0, c.g += stride;
     }
     settle(c);
   };
@@ -1293,7 +1252,6 @@ __global__ void __launch_bounds__(config_of<Kernel>::down_warps * 32,
   mem.template build<PR>(p);
   passes = table.total();  // >= 2: the shared pass and a routed one (rows, n_used >= 1), so a split item's warps each have one
   if constexpr (H > 1 && cfg::down_split_shared_weight >= 0) walk.last = walk.last_of(passes, cfg::down_split_shared_weight);
-  if constexpr (cfg::down_prefetch) prefetch_item(first);  // later items: advance
   if (half > 0) start(in);
 #pragma unroll
   for (int t = 0; t < stages - 1; ++t)

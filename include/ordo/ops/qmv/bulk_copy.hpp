@@ -55,13 +55,6 @@ ORDO_DEVICE ORDO_FORCEINLINE void copy(void* smem, const void* gmem, unsigned by
                : "memory");
 }
 
-/// Asks the L2 to fetch `bytes` at gmem (16-byte multiples) for a later copy: nothing lands in
-/// shared memory and nothing waits on it, so a walk can have more of its windows on the way than
-/// its ring has slots (a hint: the copy that reads them brings the same bytes either way).
-ORDO_DEVICE ORDO_FORCEINLINE void prefetch_l2(const void* gmem, unsigned bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(gmem), "r"(bytes));
-}
-
 /// Waits until the phase of parity `phase` of `bar` has completed.
 ORDO_DEVICE ORDO_FORCEINLINE void wait(std::uint64_t* bar, unsigned phase) {
   const unsigned b = smem_address(bar);
@@ -74,10 +67,6 @@ ORDO_DEVICE ORDO_FORCEINLINE void wait(std::uint64_t* bar, unsigned phase) {
         : "memory");
   } while (done == 0);
 }
-#else
-/// Without bulk copies there is nothing to ask (callers ask only where `available`; this keeps
-/// their code one source).
-ORDO_HD ORDO_FORCEINLINE void prefetch_l2(const void*, unsigned) {}
 #endif
 
 }  // namespace ordo::ops::qmv::bulk_copy

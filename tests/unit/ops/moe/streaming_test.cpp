@@ -4,8 +4,8 @@
 // chunk-decoder detection stopped matching — and the pass table when a routed unit's passes take
 // fewer pairs than the tier (config::routed_pairs): the shared expert keeps one pass of every row,
 // a routed unit takes ceil(pairs / PR) passes; the preset's rule for PR, shapes and tables; the
-// MXFP4 decoder a pass picks by its pairs; when the down pass copies mid_act to shared memory; its
-// items split over two warps; and where it asks the L2 for its items' rows ahead.
+// MXFP4 decoder a pass picks by its pairs; when the down pass copies mid_act to shared memory; and
+// its items split over two warps.
 #include "ordo/ops/moe/streaming.hpp"
 
 #include <gtest/gtest.h>
@@ -381,30 +381,6 @@ TEST(moe_streaming, the_q2_gate_up_pass_copies_x_where_two_ctas_still_fit) {
   EXPECT_EQ((streaming::config<plain, q2_layout, 5>::x_copy_budget), 0u);
   // at 16 rows one 16-warp CTA (chunk16) holds its rings and both x copies within sm_90's 227 KB
   EXPECT_LE((streaming::gate_up_smem<q2_layout, 16, plain>(ds4_q2_gate_up_shape(16, 0x4000))), std::size_t(227) * 1024);
-}
-
-struct prefetch_policy : ordo::tune::defaults::qmv::policy {
-  static constexpr int moe_down_prefetch_rows = 2;
-};
-struct prefetch_no_bulk_policy : prefetch_policy {
-  static constexpr bool moe_streaming_bulk = false;
-};
-TEST(moe_streaming, the_down_pass_asks_the_l2_ahead_only_where_told) {
-  using plain = ordo::tune::defaults::qmv::policy;
-  EXPECT_FALSE((streaming::config<plain, mxfp4_layout, 1>::down_prefetch));
-  EXPECT_FALSE((streaming::config<plain, q2_layout, 1>::down_prefetch));
-  EXPECT_TRUE((streaming::config<prefetch_policy, mxfp4_layout, 1>::down_prefetch));
-  EXPECT_TRUE((streaming::config<prefetch_policy, q2_layout, 2>::down_prefetch));
-  EXPECT_FALSE((streaming::config<prefetch_policy, q2_layout, 3>::down_prefetch));  // above its rows
-  EXPECT_FALSE((streaming::config<prefetch_no_bulk_policy, mxfp4_layout, 1>::down_prefetch));
-  // why one row: the down pass's rows there (6 routed experts and the shared one, DS4's 4096 x 2048)
-  // are 25-36 MB, within the 50 MB L2 of an H100 or H200
-  constexpr double mb = 1e6, rows = 4096, blocks_q8 = 2048 / quant::q8_0::block_elems;
-  const double shared = rows * blocks_q8 * quant::q8_0::block_bytes;
-  const double mxfp4 = 6 * rows * (2048 / quant::mxfp4::block_elems) * quant::mxfp4::block_bytes + shared;
-  const double q2 = 6 * rows * (2048 / quant::q2_k::block_elems) * quant::q2_k::block_bytes + shared;
-  EXPECT_NEAR(mxfp4 / mb, 35.7, 0.1);
-  EXPECT_NEAR(q2 / mb, 25.4, 0.1);
 }
 
 }  // namespace
